@@ -79,16 +79,27 @@ function checkTrail(out: Differences, rowIds: Iterable<string>, latest: Map<stri
   for (const [id, event] of latest) if (prefixOf(event) && !rows.has(id)) out.check(id, "(row)", "a row", "none", `latest event ${event.id} (${event.type})`);
 }
 
-/** A coupon's terms from a discount's event state (the coupon is embedded, as the API shows it). */
-function discountAmount(subtotal: number, discount: EventRecord): number {
-  const coupon = (discount.object.coupon ?? {}) as { percent_off?: number | null; amount_off_atom?: number | null };
+/**
+ * A coupon's terms from a discount's event state (the coupon is embedded, as the API shows it),
+ * on an invoice of `subtotal` in `currency`: an amount off is the coupon's own amount in its own
+ * currency, its `currency_options` amount in another (docs/billing.md, "Currency options"), and
+ * nothing in a currency it has no amount in.
+ */
+function discountAmount(subtotal: number, currency: string, discount: EventRecord): number {
+  const coupon = (discount.object.coupon ?? {}) as {
+    percent_off?: number | null;
+    amount_off_atom?: number | null;
+    currency?: string | null;
+    currency_options?: Record<string, { amount_off_atom?: number }> | null;
+  };
   if (typeof coupon.percent_off === "number") {
     // Basis points, floored (lib/money.ts's rule, written out).
     const bps = BigInt(Math.round(coupon.percent_off * 100));
     return Number((BigInt(subtotal) * bps) / 10_000n);
   }
-  if (typeof coupon.amount_off_atom === "number") return Math.min(subtotal, coupon.amount_off_atom);
-  return 0;
+  if (typeof coupon.amount_off_atom !== "number") return 0;
+  const amount = coupon.currency === currency ? coupon.amount_off_atom : coupon.currency_options?.[currency]?.amount_off_atom;
+  return typeof amount === "number" ? Math.min(subtotal, amount) : 0;
 }
 
 /** A credit applies up to the total, a debt is carried whole (docs/credit-notes-and-balance.md, "At finalization"). */
@@ -355,7 +366,7 @@ function checkInvoices(out: Differences, money: AccountMoney, latest: Map<string
     // The discount: the coupon of the invoice's discount as its events stood when the invoice was finalized.
     const terms = discountTerms(invoice, finalizedEventOf.get(id), discountEventsOf);
     if (invoice.discount !== null && terms === null) out.check(invoice.discount, "(event trail)", "an event", "none", `the discount invoice ${id} applied`);
-    else out.check(id, "discount_atom", terms ? discountAmount(invoice.subtotal_atom, terms) : 0, invoice.discount_atom, terms ? `the coupon of ${invoice.discount} (event ${terms.id})` : "no discount applied");
+    else out.check(id, "discount_atom", terms ? discountAmount(invoice.subtotal_atom, invoice.currency, terms) : 0, invoice.discount_atom, terms ? `the coupon of ${invoice.discount} (event ${terms.id})` : "no discount applied");
     if (terms && (terms.object.coupon as { duration?: string } | undefined)?.duration === "once") {
       const key = `${invoice.discount} from ${String(field(terms, "start"))}`;
       const uses = onceUses.get(key);

@@ -2,13 +2,14 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditAccountMoney, describeDifference } from "@/scripts/audit/money";
 import { api, type ApiResponse, type Client, type Json } from "../helpers/api";
-import { arbSequence, CATALOGUE, runSequence, type BillingDriver, type CatalogueIds, type Outcome } from "../helpers/billing-sequences";
+import { arbSequence, CATALOGUE, couponTerms, priceTerms, runSequence, type BillingDriver, type CatalogueIds, type Outcome } from "../helpers/billing-sequences";
 import { newMerchant } from "../helpers/merchant";
 
 /*
  * The billing sequences of tests/helpers/billing-sequences.ts (multi-line taxed invoices with
  * tiered prices, payments, refunds, credit notes by amount and by line and their voids, invoice
- * voids, balance adjustments, coupons, plan changes and a renewal by the test clock) through the
+ * voids, balance adjustments, coupons, plan changes and a renewal by the test clock, in the
+ * customer's currency: usd, eur, jpy or bhd, with currency changes and their 409s) through the
  * real server's HTTP API, the model of the money and every invariant checked after every step,
  * and at each sequence's end what the API shows agreeing with them. RUNS sequences: over HTTP one
  * costs ~0.3 s; the 10,000 a run are tests/property/billing-property.ts (the same verbs,
@@ -31,20 +32,11 @@ beforeAll(async () => {
   };
   const product = created(await sandbox.post("/products", { name: "Plan" }));
   ids = { prices: [], taxRates: [], coupons: [] };
-  for (const price of CATALOGUE.prices) {
-    const terms =
-      price.scheme === "per_unit"
-        ? { unit_amount_atom: price.unit }
-        : { billing_scheme: "tiered", tiers_mode: price.scheme, tiers: price.tiers.map((tier) => ({ up_to: tier.upTo, unit_amount_atom: tier.unit, flat_amount_atom: tier.flat })) };
-    ids.prices.push(created(await sandbox.post("/prices", { product, currency: "usd", type: "recurring", recurring: { interval: "month" }, ...terms })));
-  }
+  for (const price of CATALOGUE.prices) ids.prices.push(created(await sandbox.post("/prices", { product, type: "recurring", recurring: { interval: "month" }, ...priceTerms(price) })));
   for (const [index, rate] of CATALOGUE.taxRates.entries()) {
     ids.taxRates.push(created(await sandbox.post("/tax-rates", { display_name: `Tax ${index}`, percentage: rate.percentE4 / 10_000, inclusive: rate.inclusive })));
   }
-  for (const coupon of CATALOGUE.coupons) {
-    const terms = "percentBps" in coupon ? { percent_off: coupon.percentBps / 100 } : { amount_off_atom: coupon.amountOff, currency: "usd" };
-    ids.coupons.push(created(await sandbox.post("/coupons", { duration: coupon.duration, ...(coupon.months === null ? {} : { duration_in_months: coupon.months }), ...terms })));
-  }
+  for (const coupon of CATALOGUE.coupons) ids.coupons.push(created(await sandbox.post("/coupons", couponTerms(coupon))));
 });
 
 /** 2xx: done; 409 and 422: a refusal (the model says whether it may be); anything else fails the property. */
@@ -58,9 +50,9 @@ const nothing = () => null;
 const httpDriver: BillingDriver = {
   // Over HTTP the server's clock runs on; the model takes the instants the service recorded (a change request's proration_date).
   now: async () => new Date((await sandbox.get(`/${account}/test-clock`)).body.now as string),
-  createCustomer: async () => (await sandbox.post("/customers", { email: "property@example.com" })).body.id,
-  charge: async (customer, lines) => {
-    const draft = await sandbox.post("/invoices", { customer, currency: "usd", lines });
+  createCustomer: async (currency) => (await sandbox.post("/customers", { email: "property@example.com", ...(currency === null ? {} : { currency }) })).body.id,
+  charge: async (customer, currency, lines) => {
+    const draft = await sandbox.post("/invoices", { customer, currency, lines });
     if (draft.status !== 201) return outcome(draft, nothing) as Outcome<never>;
     return outcome(await sandbox.post(`/invoices/${draft.body.id}/finalize`), (body) => ({ id: body.id as string, lines: (body.lines as Json[]).map((line) => line.id as string) }));
   },
@@ -69,8 +61,9 @@ const httpDriver: BillingDriver = {
   creditNote: async (input) => outcome(await sandbox.post("/credit-notes", { ...input, reason: "order_change" }), (body) => ({ id: body.id as string })),
   voidCreditNote: async (id) => outcome(await sandbox.post(`/credit-notes/${id}/void`), nothing),
   voidInvoice: async (id) => outcome(await sandbox.post(`/invoices/${id}/void`), nothing),
-  adjust: async (customer, amount) => outcome(await sandbox.post(`/customers/${customer}/balance-transactions`, { amount_atom: amount, currency: "usd", description: "Property" }), nothing),
+  adjust: async (customer, amount, currency) => outcome(await sandbox.post(`/customers/${customer}/balance-transactions`, { amount_atom: amount, currency, description: "Property" }), nothing),
   applyCoupon: async (customer, coupon) => outcome(await sandbox.post(`/customers/${customer}/discount`, { coupon }), nothing),
+  setCurrency: async (customer, currency) => outcome(await sandbox.post(`/customers/${customer}`, { currency }), nothing),
   subscribe: async (customer, price, quantity, method, _metered, sendInvoice) =>
     outcome(
       await sandbox.post("/subscriptions", {
@@ -124,9 +117,12 @@ async function checkApi(customerId: string): Promise<void> {
     expect(invoice.due_amount_atom).toBeGreaterThanOrEqual(0);
     if (invoice.status === "paid") expect([invoice.due_amount_atom, invoice.paid_amount_atom]).toEqual([0, invoice.total_amount_atom]);
   }
-  const balances = (await sandbox.get(`/customers/${customerId}`)).body.balances;
+  const balances: Record<string, number> = (await sandbox.get(`/customers/${customerId}`)).body.balances;
   const ledger: Json[] = (await sandbox.get(`/customers/${customerId}/balance-transactions?limit=100`)).body.items;
-  expect(ledger.reduce((sum, row) => sum + row.amount_atom, 0)).toBe(balances.usd ?? 0);
+  // Per currency: the ledger's rows of a currency sum to the balance in it.
+  for (const code of new Set([...Object.keys(balances), ...ledger.map((row) => row.currency as string)])) {
+    expect(ledger.filter((row) => row.currency === code).reduce((sum, row) => sum + row.amount_atom, 0), code).toBe(balances[code] ?? 0);
+  }
 }
 
 describe("the billing invariants and the model of the money, property (over HTTP)", () => {
@@ -134,9 +130,9 @@ describe("the billing invariants and the model of the money, property (over HTTP
     let customers = 0;
     const driver: BillingDriver = {
       ...httpDriver,
-      createCustomer: async () => {
+      createCustomer: async (currency) => {
         customers += 1;
-        return httpDriver.createCustomer();
+        return httpDriver.createCustomer(currency);
       },
     };
     await fc.assert(

@@ -1,7 +1,8 @@
 /*
  * An independent model of the money, for the property tests (issue #42, point 5). It imports
  * nothing from lib/: every rule is written again here from docs/invoices-and-tax.md,
- * docs/credit-notes-and-balance.md, docs/billing.md and the lead's rules for issue #42
+ * docs/credit-notes-and-balance.md, docs/billing.md (its "Currency options" too: a price's and an
+ * amount-off coupon's amounts per currency, never converted) and the lead's rules for issue #42
  * (RULES-42.md: once coupons, amountOf for tiered quantities, voids returning the balance, per-line
  * credit limits with cumulative tax). A second, separately written copy of each rule is the point:
  * the service and the model must agree on every amount, and where they disagree one of them is
@@ -31,6 +32,19 @@ export type ModelPrice =
   | { scheme: "volume"; tiers: readonly ModelTier[] };
 
 /**
+ * A price in its currencies (docs/billing.md, "Currency options"): its own `currency` and the
+ * terms in each currency it bills in, its own included, in atoms of that currency (JPY has no
+ * minor unit, BHD three: the model never converts, every amount is the merchant's own). The scheme
+ * and the tiers' bounds are the same in every currency; only the amounts differ.
+ */
+export type ModelMultiPrice = { currency: string; in: Readonly<Record<string, ModelPrice>> };
+
+/** The price's terms in `currency`, or null when it has no amount in it (the service's 422). */
+export function priceIn(price: ModelMultiPrice, currency: string): ModelPrice | null {
+  return Object.hasOwn(price.in, currency) ? price.in[currency]! : null;
+}
+
+/**
  * What `quantity` units of a price cost (RULES-42 2, Stripe's tiers): per unit, unit × quantity;
  * graduated, each tier prices the units within it plus its flat fee when any unit falls in it;
  * volume, the tier the whole quantity reaches prices every unit, plus its flat fee.
@@ -56,12 +70,24 @@ export function costOf(price: ModelPrice, quantity: number): number {
 
 // ---- discounts --------------------------------------------------------------------------------
 
-export type ModelCoupon = { duration: "once" | "repeating" | "forever"; months: number | null } & ({ percentBps: number } | { amountOff: number });
+/** An amount-off coupon has its amount in its own `currency` and, in `options`, in others (atoms of each). */
+export type ModelCoupon = { duration: "once" | "repeating" | "forever"; months: number | null } & (
+  | { percentBps: number }
+  | { amountOff: number; currency: string; options: Readonly<Record<string, number>> }
+);
 
-/** A percentage rounds down (the merchant never gives more); a fixed amount stops at the subtotal. */
-export function discountOf(coupon: ModelCoupon, subtotal: number): number {
+/** Whether the coupon discounts an invoice in `currency`: a percentage always; an amount only in a currency it has one in (else it is not used up either). */
+export function couponAppliesIn(coupon: ModelCoupon, currency: string): boolean {
+  if ("percentBps" in coupon) return true;
+  return coupon.currency === currency || Object.hasOwn(coupon.options, currency);
+}
+
+/** A percentage rounds down (the merchant never gives more); a fixed amount, in the invoice's currency, stops at the subtotal. */
+export function discountOf(coupon: ModelCoupon, subtotal: number, currency: string): number {
   if ("percentBps" in coupon) return Number((BigInt(subtotal) * BigInt(coupon.percentBps)) / BPS_WHOLE);
-  return Math.min(subtotal, coupon.amountOff);
+  const amount = coupon.currency === currency ? coupon.amountOff : coupon.options[currency];
+  if (amount === undefined) throw new Error(`the coupon has no amount in ${currency}: the caller checks couponAppliesIn`);
+  return Math.min(subtotal, amount);
 }
 
 /** Calendar months in UTC, the day clamped to the month's last (31 Jan + 1 month = 28/29 Feb). */
@@ -119,10 +145,13 @@ export function lineTaxes(taxable: number, rates: readonly ModelRate[]): ModelLi
 export type ModelLine = { id: string | null; quantity: number; amount: number; rates: readonly ModelRate[]; discount: number; taxes: ModelLineTax[] };
 export type InvoiceAmounts = { subtotal: number; discount: number; tax: number; exclusiveTax: number; total: number; lines: ModelLine[] };
 
-/** An invoice's amounts at finalization: discount on the subtotal, shared; taxes per line and rate; total = subtotal − discount + exclusive taxes. */
-export function invoiceAmounts(lines: readonly { id: string | null; quantity: number; amount: number; rates: readonly ModelRate[] }[], coupon: ModelCoupon | null): InvoiceAmounts {
+/**
+ * An invoice's amounts at finalization, all in atoms of its one `currency`: discount on the
+ * subtotal, shared; taxes per line and rate; total = subtotal − discount + exclusive taxes.
+ */
+export function invoiceAmounts(lines: readonly { id: string | null; quantity: number; amount: number; rates: readonly ModelRate[] }[], coupon: ModelCoupon | null, currency: string): InvoiceAmounts {
   const subtotal = lines.reduce((sum, line) => sum + line.amount, 0);
-  const discount = coupon ? discountOf(coupon, subtotal) : 0;
+  const discount = coupon ? discountOf(coupon, subtotal, currency) : 0;
   const lineShares = shares(
     lines.map((line) => line.amount),
     discount,

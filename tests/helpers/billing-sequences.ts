@@ -5,16 +5,19 @@ import { creditNotes, customerBalanceTransactions, customers, invoiceLines, invo
 import {
   applyBalance,
   costOf,
+  couponAppliesIn,
   creditLinePart,
   halfEven,
   invoiceAmounts,
   plusMonths,
+  priceIn,
   proration,
   unitsPart,
   type InvoiceAmounts,
   type LineCredited,
   type ModelCoupon,
   type ModelLineTax,
+  type ModelMultiPrice,
   type ModelPrice,
   type ModelRate,
 } from "./billing-model";
@@ -35,15 +38,49 @@ export const PAY_METHODS = ["out_of_band", "pm_sandbox_succeeds", "pm_sandbox_pa
 export type PayMethod = (typeof PAY_METHODS)[number];
 type CardMethod = Exclude<PayMethod, "out_of_band">;
 
-/** A lane's catalogue: what newLane creates, and the model's copy of each object's terms. */
+/**
+ * The currencies a sequence's customer may bill in: USD and EUR (2 decimals), JPY (none: 1 atom is
+ * ¥1), BHD (3: 1 atom is 0.001 BHD). USD twice: the catalogue's own currency stays the common case.
+ */
+export const CURRENCIES = ["usd", "usd", "eur", "jpy", "bhd"] as const;
+export type Currency = (typeof CURRENCIES)[number];
+
+/** Tiers of [unit, flat] up to `bounds` (the same in every currency of a price), then the unbounded `last`. */
+const tiersOf = (tiers: [number, number][], last: [number, number], bounds: readonly number[]) => [
+  ...tiers.map(([unit, flat], index) => ({ upTo: bounds[index]!, unit, flat })),
+  { upTo: null, unit: last[0], flat: last[1] },
+];
+const graduated = (tiers: [number, number][], last: [number, number], bounds: readonly number[]): ModelPrice => ({ scheme: "graduated", tiers: tiersOf(tiers, last, bounds) });
+const volume = (tiers: [number, number][], last: [number, number], bounds: readonly number[]): ModelPrice => ({ scheme: "volume", tiers: tiersOf(tiers, last, bounds) });
+
+/**
+ * A lane's catalogue: what newLane creates, and the model's copy of each object's terms. Prices
+ * carry currency options (docs/billing.md, "Currency options"), each amount the merchant's own in
+ * atoms of its currency; some currencies are missing on purpose (a customer billed in them is
+ * refused the price: 422), and one price's own currency is eur. Tiers keep their bounds in every
+ * currency.
+ */
 export const CATALOGUE = {
   prices: [
-    { scheme: "per_unit", unit: 1000 },
-    { scheme: "per_unit", unit: 3000 },
-    { scheme: "per_unit", unit: 5000 },
-    { scheme: "graduated", tiers: [{ upTo: 5, unit: 400, flat: 100 }, { upTo: 10, unit: 250, flat: 0 }, { upTo: null, unit: 100, flat: 50 }] },
-    { scheme: "volume", tiers: [{ upTo: 5, unit: 600, flat: 0 }, { upTo: 10, unit: 450, flat: 300 }, { upTo: null, unit: 350, flat: 0 }] },
-  ] as ModelPrice[],
+    { currency: "usd", in: { usd: { scheme: "per_unit", unit: 1000 }, eur: { scheme: "per_unit", unit: 920 }, jpy: { scheme: "per_unit", unit: 1500 }, bhd: { scheme: "per_unit", unit: 3770 } } },
+    { currency: "usd", in: { usd: { scheme: "per_unit", unit: 3000 }, eur: { scheme: "per_unit", unit: 2750 } } },
+    { currency: "eur", in: { eur: { scheme: "per_unit", unit: 5000 }, usd: { scheme: "per_unit", unit: 5500 }, jpy: { scheme: "per_unit", unit: 8000 } } },
+    {
+      currency: "usd",
+      in: {
+        usd: graduated([[400, 100], [250, 0]], [100, 50], [5, 10]),
+        jpy: graduated([[60, 15], [38, 0]], [15, 8], [5, 10]),
+        bhd: graduated([[1505, 377], [943, 0]], [377, 189], [5, 10]),
+      },
+    },
+    {
+      currency: "usd",
+      in: {
+        usd: volume([[600, 0], [450, 300]], [350, 0], [5, 10]),
+        eur: volume([[555, 0], [415, 275]], [325, 0], [5, 10]),
+      },
+    },
+  ] as ModelMultiPrice[],
   taxRates: [
     { percentE4: 70_000, inclusive: false },
     { percentE4: 190_000, inclusive: false },
@@ -52,10 +89,10 @@ export const CATALOGUE = {
   ],
   coupons: [
     { duration: "once", months: null, percentBps: 5000 },
-    { duration: "once", months: null, amountOff: 700 },
+    { duration: "once", months: null, amountOff: 700, currency: "usd", options: { eur: 650, jpy: 100 } },
     { duration: "repeating", months: 3, percentBps: 2500 },
     { duration: "forever", months: null, percentBps: 1000 },
-    { duration: "forever", months: null, amountOff: 300 },
+    { duration: "forever", months: null, amountOff: 300, currency: "usd", options: { bhd: 1130 } },
   ] as ModelCoupon[],
 };
 
@@ -64,12 +101,44 @@ export const CATALOGUE = {
  * renewal invoice, by its tiers: the first 10 units 12 each, every further one 5, plus 40 once
  * any unit passes 10), and the event name of its meter (aggregation sum, payload { value }).
  */
-export const METERED = { price: { scheme: "graduated", tiers: [{ upTo: 10, unit: 12, flat: 0 }, { upTo: null, unit: 5, flat: 40 }] } as ModelPrice, eventName: "property_units" };
+export const METERED = {
+  price: { currency: "usd", in: { usd: graduated([[12, 0]], [5, 40], [10]), eur: graduated([[11, 0]], [5, 37], [10]), jpy: graduated([[2, 0]], [1, 6], [10]) } } as ModelMultiPrice,
+  eventName: "property_units",
+};
+
+/**
+ * A price's terms as the create operation takes them, with `currency_options` for every currency
+ * it bills in besides its own (a tiered option repeats the tiers, bounds and all).
+ */
+export function priceTerms(price: ModelMultiPrice): object {
+  const tiers = (terms: ModelPrice) => (terms.scheme === "per_unit" ? [] : terms.tiers.map((tier) => ({ up_to: tier.upTo, unit_amount_atom: tier.unit, flat_amount_atom: tier.flat })));
+  const own = price.in[price.currency]!;
+  const options = Object.entries(price.in).filter(([code]) => code !== price.currency);
+  return {
+    currency: price.currency,
+    ...(own.scheme === "per_unit" ? { unit_amount_atom: own.unit } : { billing_scheme: "tiered", tiers_mode: own.scheme, tiers: tiers(own) }),
+    ...(options.length === 0 ? {} : { currency_options: Object.fromEntries(options.map(([code, terms]) => [code, terms.scheme === "per_unit" ? { unit_amount_atom: terms.unit } : { tiers: tiers(terms) }])) }),
+  };
+}
+
+/** A coupon's terms as the create operation takes them (an amount off with its `currency_options`). */
+export function couponTerms(coupon: (typeof CATALOGUE.coupons)[number]): object {
+  const duration = { duration: coupon.duration, ...(coupon.months === null ? {} : { duration_in_months: coupon.months }) };
+  if ("percentBps" in coupon) return { ...duration, percent_off: coupon.percentBps / 100 };
+  const options = Object.entries(coupon.options);
+  return {
+    ...duration,
+    amount_off_atom: coupon.amountOff,
+    currency: coupon.currency,
+    ...(options.length === 0 ? {} : { currency_options: Object.fromEntries(options.map(([code, amount]) => [code, { amount_off_atom: amount }])) }),
+  };
+}
 
 /** The ids of a lane's catalogue, in CATALOGUE's order; `metered`: METERED's price, where the driver reports usage. */
 export type CatalogueIds = { prices: string[]; taxRates: string[]; coupons: string[]; metered?: string };
 
 const arbMethod = fc.constantFrom(...PAY_METHODS);
+const arbCurrency = fc.constantFrom(...CURRENCIES);
 const arbCardMethod = fc.constantFrom<CardMethod>("pm_sandbox_succeeds", "pm_sandbox_partially_funded", "pm_sandbox_declined", "pm_sandbox_refund_fails");
 const arbRates = fc.uniqueArray(fc.nat({ max: CATALOGUE.taxRates.length - 1 }), { maxLength: 2 });
 const arbLine = fc.record({
@@ -84,7 +153,11 @@ const arbLine = fc.record({
 export const RENEW_WEIGHT = 1;
 
 export const arbStep = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant("invoice" as const), lines: fc.array(arbLine, { minLength: 1, maxLength: 3 }) }) },
+  // Billed in the customer's currency (or the sequence's `wanted` one, which it then fixes); now and then in an explicit `currency` of its own (a one-off invoice may be).
+  {
+    weight: 4,
+    arbitrary: fc.record({ kind: fc.constant("invoice" as const), lines: fc.array(arbLine, { minLength: 1, maxLength: 3 }), currency: fc.option(arbCurrency, { freq: 8, nil: null }) }),
+  },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("pay" as const), target: fc.nat(), method: arbMethod }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("refund" as const), target: fc.nat(), amount: fc.integer({ min: 1, max: 3000 }) }) },
   {
@@ -102,6 +175,8 @@ export const arbStep = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("void_invoice" as const), target: fc.nat() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("adjust" as const), amount: fc.integer({ min: -2000, max: 2000 }).filter((value) => value !== 0) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("coupon" as const), coupon: fc.nat({ max: CATALOGUE.coupons.length - 1 }) }) },
+  // The customer's currency changed (POST /customers/{id} {currency}): a 409 while an open invoice, a subscription or a balance holds it.
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("currency" as const), currency: arbCurrency }) },
   // The first plan step subscribes the customer; later ones change its price or quantity, now or at the period end.
   {
     weight: 3,
@@ -144,7 +219,16 @@ export const arbStep = fc.oneof(
   },
 );
 export type Step = typeof arbStep extends fc.Arbitrary<infer T> ? T : never;
-export const arbSequence = fc.array(arbStep, { minLength: 1, maxLength: 7 });
+/**
+ * One sequence: its customer, created with a `currency` (`preset`) or without one (half the
+ * time), and `wanted`, the currency its invoices and adjustments use while it has none (the first
+ * invoice fixes it; a first subscription fixes its price's own instead), then its steps.
+ */
+export const arbSequence = fc.record({
+  customer: fc.record({ preset: fc.oneof(fc.constant(null), arbCurrency), wanted: arbCurrency }),
+  steps: fc.array(arbStep, { minLength: 1, maxLength: 7 }),
+});
+export type Sequence = typeof arbSequence extends fc.Arbitrary<infer T> ? T : never;
 
 /** A refusal a client can be given (409, 422): the step changed nothing of its own, and the sequence goes on. */
 export type Outcome<T = null> = { ok: true; value: T } | { ok: false; refusal: string };
@@ -169,16 +253,19 @@ export type InvoiceLineInput = { price: string; quantity: number; tax_rates: str
 export interface BillingDriver {
   /** Called before each step: the in-process driver holds its clock still for the step, so the model knows "now". */
   now(): Promise<Date>;
-  createCustomer(): Promise<string>;
-  /** Create and finalize an invoice; answers its id and its lines' ids in order. */
-  charge(customer: string, lines: InvoiceLineInput[]): Promise<Outcome<{ id: string; lines: string[] }>>;
+  /** A new customer, with this `currency` or none (null). */
+  createCustomer(currency: string | null): Promise<string>;
+  /** Create and finalize an invoice in `currency`; answers its id and its lines' ids in order. */
+  charge(customer: string, currency: string, lines: InvoiceLineInput[]): Promise<Outcome<{ id: string; lines: string[] }>>;
   pay(invoice: string, method: PayMethod): Promise<Outcome>;
   refund(payment: string, amountAtom: number): Promise<Outcome>;
   creditNote(input: CreditNoteInput): Promise<Outcome<{ id: string }>>;
   voidCreditNote(id: string): Promise<Outcome>;
   voidInvoice(id: string): Promise<Outcome>;
-  adjust(customer: string, amountAtom: number): Promise<Outcome>;
+  adjust(customer: string, amountAtom: number, currency: string): Promise<Outcome>;
   applyCoupon(customer: string, coupon: string): Promise<Outcome>;
+  /** Sets the customer's `currency` (a customer update). */
+  setCurrency(customer: string, currency: string): Promise<Outcome>;
   /**
    * A subscription to the price × quantity, and to the metered price too when one is given (its
    * item second); `sendInvoice`: `collection_method: "send_invoice"` with these `days_until_due`.
@@ -214,6 +301,8 @@ export interface BillingDriver {
 type MPayment = { id: string; amount: number; refunded: number; failed: boolean; refundFails: boolean };
 type MInvoice = {
   id: string;
+  /** Every amount of the invoice is in atoms of this one currency. */
+  currency: string;
   status: "open" | "paid" | "void";
   amounts: InvoiceAmounts;
   /** The balance finalization applied: > 0 a credit drawn, < 0 a debit carried onto it. */
@@ -231,6 +320,8 @@ type MItem = { id: string; price: number; quantity: number };
 type MUsage = { events: { at: number; value: number }[]; sent: number; invoiced: { start: Date; end: Date } | null };
 type MSubscription = {
   id: string;
+  /** The customer's currency when it was created, or its first price's own when they had none: every amount it bills is in it. */
+  currency: string;
   items: MItem[];
   method: CardMethod;
   /** `send_invoice`'s days until due; null: charge_automatically. */
@@ -242,17 +333,28 @@ type MSubscription = {
   metered: MUsage | null;
 };
 
+/** What sequences did in currencies, for a run's log: invoices finalized per currency, and the currency refusals (422 no amount, 409 held) and changes the model and the service agreed on. */
+export type CurrencyTally = { invoices: Record<string, number>; noAmount: number; held: number; changed: number };
+export const newCurrencyTally = (): CurrencyTally => ({ invoices: {}, noAmount: 0, held: 0, changed: 0 });
+
 /** The model of one customer's money, and what the database cannot know (money that changed hands outside the service). */
 export type Model = {
   customer: string;
-  outOfBandInAtom: number;
-  balance: number;
+  /** The customer's currency: set on creation, or fixed by their first invoice or subscription; null until then. */
+  currency: string | null;
+  /** The currency the sequence's invoices and adjustments use while the customer has none. */
+  wanted: string;
+  /** Per currency: what invoices paid out of band had due. */
+  outOfBandIn: Record<string, number>;
+  /** The customer's balance per currency (positive: a credit). */
+  balances: Record<string, number>;
   discount: { coupon: ModelCoupon; start: Date; used: boolean } | null;
   invoices: MInvoice[];
   notes: MNote[];
   subscription: MSubscription | null;
   /** Where the step at hand disagreed with the model: its outcome, or (after it) an amount. */
   log: string[];
+  tally: CurrencyTally;
 };
 
 const pick = <T>(list: readonly T[], n: number): T | undefined => (list.length === 0 ? undefined : list[n % list.length]);
@@ -267,15 +369,24 @@ function couponAt(model: Model, at: Date): ModelCoupon | null {
   return discount.coupon;
 }
 
-/** Finalization, as the model sees it: the amounts, the balance applied, paid at once when nothing is due. */
-function finalize(model: Model, id: string, lines: { id: string | null; quantity: number; amount: number; rates: readonly ModelRate[] }[], at: Date): MInvoice {
-  const coupon = couponAt(model, at);
+const balanceIn = (model: Model, currency: string): number => model.balances[currency] ?? 0;
+const addToBalance = (model: Model, currency: string, amount: number): void => void (model.balances[currency] = balanceIn(model, currency) + amount);
+
+/**
+ * Finalization, as the model sees it, in the invoice's one `currency`: the discount (an amount-off
+ * coupon without an amount in it neither discounts nor is used up), the amounts, the balance in
+ * that currency applied, paid at once when nothing is due.
+ */
+function finalize(model: Model, id: string, lines: { id: string | null; quantity: number; amount: number; rates: readonly ModelRate[] }[], at: Date, currency: string): MInvoice {
+  const found = couponAt(model, at);
+  const coupon = found && couponAppliesIn(found, currency) ? found : null;
   if (coupon && coupon.duration === "once") model.discount!.used = true;
-  const amounts = invoiceAmounts(lines, coupon);
-  const { applied, due } = applyBalance(model.balance, amounts.total);
-  model.balance -= applied;
-  const invoice: MInvoice = { id, status: due === 0 ? "paid" : "open", amounts, applied, due, paid: due === 0 ? amounts.total : 0, pre: 0, post: 0, payments: [], credited: new Map() };
+  const amounts = invoiceAmounts(lines, coupon, currency);
+  const { applied, due } = applyBalance(balanceIn(model, currency), amounts.total);
+  addToBalance(model, currency, -applied);
+  const invoice: MInvoice = { id, currency, status: due === 0 ? "paid" : "open", amounts, applied, due, paid: due === 0 ? amounts.total : 0, pre: 0, post: 0, payments: [], credited: new Map() };
   model.invoices.push(invoice);
+  model.tally.invoices[currency] = (model.tally.invoices[currency] ?? 0) + 1;
   return invoice;
 }
 
@@ -345,7 +456,26 @@ async function subscriptionPeriod(id: string): Promise<{ start: Date; end: Date;
 }
 
 const rateTerms = (ids: CatalogueIds, indexes: readonly number[]): ModelRate[] => indexes.map((index) => ({ id: ids.taxRates[index]!, ...CATALOGUE.taxRates[index]! }));
-const itemsCost = (items: readonly { price: number; quantity: number }[]) => sumOf(items.map((item) => costOf(CATALOGUE.prices[item.price]!, item.quantity)));
+/** What `quantity` of a price the model knows bills in `currency` costs there (its terms in that currency; never converted). */
+function costIn(price: ModelMultiPrice, currency: string, quantity: number): number {
+  const terms = priceIn(price, currency);
+  if (!terms) throw new Error(`the model bills a price in ${currency}, which it has no amount in`);
+  return costOf(terms, quantity);
+}
+const itemsCost = (items: readonly { price: number; quantity: number }[], currency: string) => sumOf(items.map((item) => costIn(CATALOGUE.prices[item.price]!, currency, item.quantity)));
+
+/**
+ * What keeps the customer's currency as it is (docs/billing.md, "Currency options"): an open
+ * invoice (the model's invoices are never left drafts), a subscription (a sequence's is never
+ * cancelled before its end) or a balance other than 0 in any currency. [] when it may change.
+ */
+function currencyHolds(model: Model): string[] {
+  const holds: string[] = [];
+  if (model.invoices.some((invoice) => invoice.status === "open")) holds.push("an open invoice");
+  if (model.subscription) holds.push("a subscription");
+  if (Object.values(model.balances).some((amount) => amount !== 0)) holds.push(`a balance ${JSON.stringify(model.balances)}`);
+  return holds;
+}
 
 /** What the model expects of a step: done, or refused (with why). */
 type Expect = { ok: true } | { ok: false; why: string };
@@ -363,23 +493,31 @@ async function step(driver: BillingDriver, model: Model, ids: CatalogueIds, curr
   const now = await driver.now();
   switch (current.kind) {
     case "invoice": {
+      // A one-off invoice names its currency: an explicit one now and then, else the customer's, else the one the customer wants (which it then fixes).
+      const currency = current.currency ?? model.currency ?? model.wanted;
       const inputs: InvoiceLineInput[] = current.lines.map((line) =>
         line.source < CATALOGUE.prices.length
           ? { price: ids.prices[line.source]!, quantity: line.quantity, tax_rates: line.rates.map((rate) => ids.taxRates[rate]!) }
           : { unit_amount_atom: line.unitAmount, quantity: line.quantity, tax_rates: line.rates.map((rate) => ids.taxRates[rate]!), description: "Charge" },
       );
-      const outcome = await driver.charge(model.customer, inputs);
-      if (!agree(model, "invoice", done, outcome) || !outcome.ok) return;
+      // Each price line is priced from the price's terms in the invoice's currency; a price without them is a 422 (nothing is made, no currency fixed).
+      const lacking = current.lines.find((line) => line.source < CATALOGUE.prices.length && priceIn(CATALOGUE.prices[line.source]!, currency) === null);
+      const expected = lacking ? refuse(`price ${lacking.source} has no ${currency} amount`) : done;
+      const outcome = await driver.charge(model.customer, currency, inputs);
+      if (!expected.ok && !outcome.ok) model.tally.noAmount += 1;
+      if (!agree(model, `invoice in ${currency}`, expected, outcome) || !outcome.ok || !expected.ok) return;
+      model.currency ??= currency;
       finalize(
         model,
         outcome.value.id,
         current.lines.map((line, index) => ({
           id: outcome.value.lines[index]!,
           quantity: line.quantity,
-          amount: line.source < CATALOGUE.prices.length ? costOf(CATALOGUE.prices[line.source]!, line.quantity) : line.unitAmount * line.quantity,
+          amount: line.source < CATALOGUE.prices.length ? costIn(CATALOGUE.prices[line.source]!, currency, line.quantity) : line.unitAmount * line.quantity,
           rates: rateTerms(ids, line.rates),
         })),
         now,
+        currency,
       );
       return;
     }
@@ -393,7 +531,7 @@ async function step(driver: BillingDriver, model: Model, ids: CatalogueIds, curr
       if (!agree(model, `pay ${invoice.id} (${current.method})`, expected, outcome) || !expected.ok) return;
       if (current.method === "out_of_band") {
         // Paid outside the service: the customer handed over exactly what the invoice had due.
-        model.outOfBandInAtom += invoice.due;
+        model.outOfBandIn[invoice.currency] = (model.outOfBandIn[invoice.currency] ?? 0) + invoice.due;
         invoice.status = "paid";
         invoice.due = 0;
         invoice.paid = invoice.amounts.total;
@@ -444,13 +582,26 @@ async function step(driver: BillingDriver, model: Model, ids: CatalogueIds, curr
       const outcome = await driver.voidInvoice(invoice.id);
       if (!agree(model, `void invoice ${invoice.id}`, expected, outcome) || !expected.ok) return;
       invoice.status = "void";
-      // RULES-42 4: the void gives back every balance amount the invoice applied.
-      model.balance += invoice.applied;
+      // RULES-42 4: the void gives back every balance amount the invoice applied (in its currency).
+      addToBalance(model, invoice.currency, invoice.applied);
       return;
     }
     case "adjust": {
-      const outcome = await driver.adjust(model.customer, current.amount);
-      if (agree(model, "adjust", done, outcome)) model.balance += current.amount;
+      // In the customer's currency (or the one they want while they have none: an adjustment fixes no currency).
+      const currency = model.currency ?? model.wanted;
+      const outcome = await driver.adjust(model.customer, current.amount, currency);
+      if (agree(model, `adjust in ${currency}`, done, outcome)) addToBalance(model, currency, current.amount);
+      return;
+    }
+    case "currency": {
+      const holds = current.currency === model.currency ? [] : currencyHolds(model);
+      const expected = holds.length > 0 ? refuse(`${model.currency ?? "no currency"} → ${current.currency} is held by ${holds.join(" and ")}`) : done;
+      const outcome = await driver.setCurrency(model.customer, current.currency);
+      if (!expected.ok && !outcome.ok) model.tally.held += 1;
+      if (agree(model, `currency ${model.currency ?? "none"} → ${current.currency}`, expected, outcome) && expected.ok) {
+        if (model.currency !== current.currency) model.tally.changed += 1;
+        model.currency = current.currency;
+      }
       return;
     }
     case "coupon": {
@@ -551,7 +702,7 @@ async function creditNoteStep(driver: BillingDriver, model: Model, current: Extr
     return;
   }
   invoice.post += total;
-  model.balance += credit;
+  addToBalance(model, invoice.currency, credit);
   let rest = refund;
   for (const payment of invoice.payments.filter((p) => !p.failed)) {
     const take = Math.min(rest, payment.amount - payment.refunded);
@@ -565,11 +716,22 @@ async function planStep(driver: BillingDriver, model: Model, ids: CatalogueIds, 
   if (!subscription) {
     const metered = current.metered && driver.usage && driver.advance ? ids.metered : undefined;
     const sendInvoice = current.sendInvoice ? { daysUntilDue: current.daysUntilDue } : undefined;
+    // In the customer's currency, or the first price's own when they have none (which it then fixes); every price must bill in it (422).
+    const currency = model.currency ?? CATALOGUE.prices[current.plan]!.currency;
+    const expected =
+      priceIn(CATALOGUE.prices[current.plan]!, currency) === null
+        ? refuse(`price ${current.plan} has no ${currency} amount`)
+        : metered && priceIn(METERED.price, currency) === null
+          ? refuse(`the metered price has no ${currency} amount`)
+          : done;
     const made = await driver.subscribe(model.customer, ids.prices[current.plan]!, current.quantity, current.method, metered, sendInvoice);
-    if (!agree(model, "subscribe", done, made) || !made.ok) return;
+    if (!expected.ok && !made.ok) model.tally.noAmount += 1;
+    if (!agree(model, `subscribe in ${currency}`, expected, made) || !made.ok || !expected.ok) return;
+    model.currency ??= currency;
     const period = await subscriptionPeriod(made.value.id);
     model.subscription = {
       id: made.value.id,
+      currency,
       items: [{ id: made.value.item, price: current.plan, quantity: current.quantity }],
       method: current.method,
       sendInvoice: sendInvoice?.daysUntilDue ?? null,
@@ -581,7 +743,7 @@ async function planStep(driver: BillingDriver, model: Model, ids: CatalogueIds, 
     };
     // The first invoice bills the licensed item only: usage is billed in arrears.
     if (made.value.invoice) {
-      await nameLines(finalize(model, made.value.invoice, [{ id: null, quantity: current.quantity, amount: costOf(CATALOGUE.prices[current.plan]!, current.quantity), rates: [] }], now));
+      await nameLines(finalize(model, made.value.invoice, [{ id: null, quantity: current.quantity, amount: costIn(CATALOGUE.prices[current.plan]!, currency, current.quantity), rates: [] }], now, currency));
       await checkCollection(model, made.value.invoice, model.subscription.sendInvoice);
     } else model.log.push("subscribe: no first invoice");
     return;
@@ -594,13 +756,22 @@ async function planStep(driver: BillingDriver, model: Model, ids: CatalogueIds, 
   // Not partially funded: a void of a part-paid proration invoice keeps a payment whose fate is being decided (issue #42, 2).
   const method = current.method === "pm_sandbox_partially_funded" ? "pm_sandbox_succeeds" : current.method;
   const outcome = await driver.change(subscription.id, steps, { effective: current.effective, behavior: current.behavior, method });
+  // A price without an amount in the subscription's currency: the change request is a 422 (nothing made, now or at the period end).
+  if (priceIn(CATALOGUE.prices[after.price]!, subscription.currency) === null) {
+    if (!outcome.ok) model.tally.noAmount += 1;
+    agree(model, `change to price ${after.price}`, refuse(`price ${after.price} has no ${subscription.currency} amount`), outcome);
+    return;
+  }
   if (current.effective === "period_end") {
     // A scheduled step changes one thing of the item as it stands at the renewal (a price switched
     // now in between keeps the scheduled quantity, and the reverse), so the model keeps the step, not a snapshot.
     if (agree(model, "change at period end", done, outcome)) subscription.pending = current.change === "switch_price" ? { price: after.price } : { quantity: after.quantity };
     return;
   }
-  const signed = current.behavior === "none" ? 0 : proration(itemsCost(subscription.items), itemsCost([after]), subscription.periodStart, subscription.periodEnd, "prorationDate" in outcome ? outcome.prorationDate : now);
+  const signed =
+    current.behavior === "none"
+      ? 0
+      : proration(itemsCost(subscription.items, subscription.currency), itemsCost([after], subscription.currency), subscription.periodStart, subscription.periodEnd, "prorationDate" in outcome ? outcome.prorationDate : now);
   let expected: Expect = done;
   if (signed > 0) {
     const invoiceId = outcome.ok ? outcome.value.invoice : "invoice" in outcome ? outcome.invoice : null;
@@ -608,18 +779,18 @@ async function planStep(driver: BillingDriver, model: Model, ids: CatalogueIds, 
       model.log.push(`change now: a proration of ${signed} is due, but no proration invoice was made`);
       return;
     }
-    const invoice = finalize(model, invoiceId, [{ id: null, quantity: 1, amount: signed, rates: [] }], outcome.ok || !("prorationDate" in outcome) ? now : outcome.prorationDate);
+    const invoice = finalize(model, invoiceId, [{ id: null, quantity: 1, amount: signed, rates: [] }], outcome.ok || !("prorationDate" in outcome) ? now : outcome.prorationDate, subscription.currency);
     await nameLines(invoice);
     if (invoice.status === "open") cardPayment(invoice, method, null);
     if (invoice.status !== "paid") {
       expected = refuse("its proration was not collected");
       // The driver cancels the refused request, which voids the proration invoice (and gives its balance back).
       invoice.status = "void";
-      model.balance += invoice.applied;
+      addToBalance(model, invoice.currency, invoice.applied);
     }
   }
   if (!agree(model, `change now ${JSON.stringify(steps)} (${current.behavior}, ${current.method}, proration ${signed})`, expected, outcome) || !expected.ok) return;
-  if (signed < 0) model.balance += -signed;
+  if (signed < 0) addToBalance(model, subscription.currency, -signed);
   subscription.items = [{ id: item!.id, ...after }];
 }
 
@@ -688,14 +859,14 @@ async function renewStep(driver: BillingDriver, model: Model, ids: CatalogueIds,
   subscription.periodStart = period.start;
   subscription.periodEnd = period.end;
   if (outcome.value.invoice === null) return void model.log.push("renew: no renewal invoice");
-  const lines = subscription.items.map((item) => ({ id: null, quantity: item.quantity, amount: costOf(CATALOGUE.prices[item.price]!, item.quantity), rates: [] as ModelRate[] }));
+  const lines = subscription.items.map((item) => ({ id: null, quantity: item.quantity, amount: costIn(CATALOGUE.prices[item.price]!, subscription.currency, item.quantity), rates: [] as ModelRate[] }));
   if (usage) {
     // The ended period's usage, [start, end), after the licensed lines: each accepted event once, by METERED's tiers.
     const units = sumOf(usage.events.filter((event) => event.at >= ended.start.getTime() && event.at < ended.end.getTime()).map((event) => event.value));
-    lines.push({ id: null, quantity: units, amount: costOf(METERED.price, units), rates: [] });
+    lines.push({ id: null, quantity: units, amount: costIn(METERED.price, subscription.currency, units), rates: [] });
     usage.invoiced = ended;
   }
-  const invoice = finalize(model, outcome.value.invoice, lines, renewedAt);
+  const invoice = finalize(model, outcome.value.invoice, lines, renewedAt, subscription.currency);
   await nameLines(invoice);
   void ids;
   if (usage) {
@@ -738,8 +909,20 @@ async function checkCollection(model: Model, id: string, days: number | null): P
  * after it with the model, and checking every invariant after every step. `ids`: the lane's
  * CATALOGUE objects.
  */
-export async function runSequence(driver: BillingDriver, ids: CatalogueIds, steps: readonly Step[]): Promise<string> {
-  const model: Model = { customer: await driver.createCustomer(), outOfBandInAtom: 0, balance: 0, discount: null, invoices: [], notes: [], subscription: null, log: [] };
+export async function runSequence(driver: BillingDriver, ids: CatalogueIds, { customer, steps }: Sequence, tally: CurrencyTally = newCurrencyTally()): Promise<string> {
+  const model: Model = {
+    customer: await driver.createCustomer(customer.preset),
+    currency: customer.preset,
+    wanted: customer.wanted,
+    outOfBandIn: {},
+    balances: {},
+    discount: null,
+    invoices: [],
+    notes: [],
+    subscription: null,
+    log: [],
+    tally,
+  };
   try {
     for (const [index, current] of steps.entries()) {
       await step(driver, model, ids, current);
@@ -758,9 +941,11 @@ function compareWithModel(
   rows: (typeof invoices.$inferSelect)[],
   notes: (typeof creditNotes.$inferSelect)[],
   paid: { id: string; amountAtom: number; refundedAtom: number; status: string }[],
-  balance: number,
+  balances: Record<string, number>,
+  currency: string | null,
   check: (holds: boolean, what: string) => void,
 ): void {
+  check(currency === model.currency, `the customer bills in ${currency ?? "no currency"}, the model says ${model.currency ?? "none"}`);
   for (const line of model.log) check(false, line);
   check(rows.length === model.invoices.length, `${rows.length} finalized invoices, the model has ${model.invoices.length}`);
   for (const expected of model.invoices) {
@@ -769,8 +954,8 @@ function compareWithModel(
       check(false, `${expected.id}: the model's invoice is not finalized`);
       continue;
     }
-    const want = { status: expected.status, subtotal: expected.amounts.subtotal, discount: expected.amounts.discount, tax: expected.amounts.tax, total: expected.amounts.total, due: expected.due, paid: expected.paid, pre: expected.pre, post: expected.post };
-    const got = { status: row.status, subtotal: row.subtotalAtom, discount: row.discountAtom, tax: row.taxAtom, total: row.totalAmountAtom, due: row.dueAmountAtom, paid: row.paidAmountAtom, pre: row.prePaymentCreditNotesAmountAtom, post: row.postPaymentCreditNotesAmountAtom };
+    const want = { currency: expected.currency, status: expected.status, subtotal: expected.amounts.subtotal, discount: expected.amounts.discount, tax: expected.amounts.tax, total: expected.amounts.total, due: expected.due, paid: expected.paid, pre: expected.pre, post: expected.post };
+    const got = { currency: row.currency, status: row.status, subtotal: row.subtotalAtom, discount: row.discountAtom, tax: row.taxAtom, total: row.totalAmountAtom, due: row.dueAmountAtom, paid: row.paidAmountAtom, pre: row.prePaymentCreditNotesAmountAtom, post: row.postPaymentCreditNotesAmountAtom };
     check(JSON.stringify(want) === JSON.stringify(got), `${expected.id}: the model says ${JSON.stringify(want)}, the invoice ${JSON.stringify(got)}`);
     for (const payment of expected.payments) {
       const got = paid.find((p) => p.id === payment.id);
@@ -784,13 +969,17 @@ function compareWithModel(
     const got = row && { status: row.status, total: row.totalAmountAtom, tax: row.taxAtom, discount: row.discountAtom };
     check(JSON.stringify(want) === JSON.stringify(got), `${expected.id}: the model's credit note ${JSON.stringify(want)}, the row ${JSON.stringify(got)}`);
   }
-  check(balance === model.balance, `the balance is ${balance}, the model's ${model.balance}`);
+  for (const code of new Set([...Object.keys(balances), ...Object.keys(model.balances)])) {
+    check((balances[code] ?? 0) === balanceIn(model, code), `the ${code} balance is ${balances[code] ?? 0}, the model's ${balanceIn(model, code)}`);
+  }
 }
 
 const sum = sumOf;
 
 /**
- * The invariants, from the rows themselves (every sequence's customer bills in usd only):
+ * The invariants, from the rows themselves; 2 and 3 hold in each currency on its own (the
+ * customer's invoices, payments, credit notes and balance rows of that currency; no amount is
+ * ever converted):
  *
  * 1. per invoice: Σ issued credit notes ≤ total, and = pre-payment + post-payment amounts;
  *    amount due ≥ 0; paid → due 0 and paid = total; open → due = total − balance applied −
@@ -813,6 +1002,9 @@ const sum = sumOf;
  *    credit the service grants, as for unused time on a downgrade, is such a row too). A refund not
  *    recorded, a balance credit applied twice, a credit note whose amounts do not match its refunds,
  *    or a payment collected beyond the due amount breaks it.
+ * 4. per invoice: one currency (its credit notes, balance rows and payments are in it), and its
+ *    subtotal, discount, tax and total are its lines' own: total = Σ line amounts − Σ line
+ *    discounts + Σ exclusive line taxes (− credit grants applied, none here).
  */
 export async function checkInvariants(model: Model, where: string): Promise<void> {
   const db = await getDb();
@@ -820,20 +1012,39 @@ export async function checkInvariants(model: Model, where: string): Promise<void
     finalizedInvoices(model.customer),
     db.select().from(creditNotes).where(eq(creditNotes.customerId, model.customer)),
     db.select().from(customerBalanceTransactions).where(eq(customerBalanceTransactions.customerId, model.customer)),
-    db.select({ balances: customers.balances }).from(customers).where(eq(customers.id, model.customer)),
+    db.select({ balances: customers.balances, currency: customers.currency }).from(customers).where(eq(customers.id, model.customer)),
     db
-      .select({ id: payments.id, invoiceId: paymentIntents.invoiceId, status: payments.status, amountAtom: payments.amountAtom, refundedAtom: payments.amountRefundedAtom })
+      .select({ id: payments.id, invoiceId: paymentIntents.invoiceId, currency: payments.currency, status: payments.status, amountAtom: payments.amountAtom, refundedAtom: payments.amountRefundedAtom })
       .from(payments)
       .innerJoin(paymentIntents, eq(paymentIntents.id, payments.paymentIntentId))
       .where(eq(paymentIntents.customerId, model.customer)),
   ]);
-  const made = paid.length === 0 ? [] : await db.select().from(refunds).where(inArray(refunds.paymentId, paid.map((row) => row.id)));
+  const [made, lines] = await Promise.all([
+    paid.length === 0 ? [] : db.select().from(refunds).where(inArray(refunds.paymentId, paid.map((row) => row.id))),
+    rows.length === 0
+      ? []
+      : db
+          .select({ invoiceId: invoiceLines.invoiceId, amountAtom: invoiceLines.amountAtom, discountAtom: invoiceLines.discountAtom, taxAmounts: invoiceLines.taxAmounts })
+          .from(invoiceLines)
+          .where(inArray(invoiceLines.invoiceId, rows.map((row) => row.id))),
+  ]);
   const issued = notes.filter((note) => note.status === "issued");
   // Collected, not asserted one by one: the rows are printed once, and only when something is wrong.
   const broken: string[] = [];
   const check = (holds: boolean, what: string) => void (holds || broken.push(what));
 
   for (const invoice of rows) {
+    // 4. One currency per invoice, its total from its own lines: Σ amounts − Σ discounts + Σ exclusive taxes (− credits applied).
+    const own = lines.filter((line) => line.invoiceId === invoice.id);
+    const taxes = own.flatMap((line) => line.taxAmounts);
+    const fromLines = {
+      subtotal: sum(own.map((line) => line.amountAtom)),
+      discount: sum(own.map((line) => line.discountAtom)),
+      tax: sum(taxes.map((tax) => tax.amount_atom)),
+      total: sum(own.map((line) => line.amountAtom - line.discountAtom)) + sum(taxes.filter((tax) => !tax.inclusive).map((tax) => tax.amount_atom)) - invoice.creditsAppliedAtom,
+    };
+    const stated = { subtotal: invoice.subtotalAtom, discount: invoice.discountAtom, tax: invoice.taxAtom, total: invoice.totalAmountAtom };
+    check(JSON.stringify(fromLines) === JSON.stringify(stated), `${invoice.id} (${invoice.currency}): its lines add up to ${JSON.stringify(fromLines)}, it states ${JSON.stringify(stated)}`);
     const credited = sum(issued.filter((note) => note.invoiceId === invoice.id).map((note) => note.totalAmountAtom));
     check(credited <= invoice.totalAmountAtom, `${invoice.id}: credit notes ${credited} > total ${invoice.totalAmountAtom}`);
     check(credited === invoice.prePaymentCreditNotesAmountAtom + invoice.postPaymentCreditNotesAmountAtom, `${invoice.id}: credit notes ${credited} ≠ pre + post`);
@@ -848,32 +1059,45 @@ export async function checkInvariants(model: Model, where: string): Promise<void
     }
   }
 
-  const balance = customer?.balances.usd ?? 0;
-  const ledgerSum = sum(ledger.map((row) => row.amountAtom));
-  check(ledgerSum === balance, `ledger sums to ${ledgerSum}, balance is ${balance}`);
+  const balances = customer?.balances ?? {};
   const succeeded = made.filter((row) => row.status === "succeeded");
   for (const payment of paid) {
     const refundedAtom = sum(succeeded.filter((row) => row.paymentId === payment.id).map((row) => row.amountAtom));
     check(payment.refundedAtom === refundedAtom, `${payment.id}: amount refunded ${payment.refundedAtom} ≠ its succeeded refunds ${refundedAtom}`);
   }
+  for (const invoice of rows) {
+    const inOther = [...issued.filter((note) => note.invoiceId === invoice.id), ...ledger.filter((row) => row.invoiceId === invoice.id), ...paid.filter((row) => row.invoiceId === invoice.id)].filter((row) => row.currency !== invoice.currency);
+    check(inOther.length === 0, `${invoice.id} (${invoice.currency}): its credit notes, balance rows and payments are in ${invoice.currency} only, not ${inOther.map((row) => row.currency).join(", ")}`);
+  }
 
-  const captured = sum(paid.filter((row) => row.status !== "failed").map((row) => row.amountAtom));
-  const refunded = sum(succeeded.map((row) => row.amountAtom));
-  const byNotes = new Set(issued.flatMap((note) => note.refundIds));
-  const directRefunds = sum(succeeded.filter((row) => !byNotes.has(row.id)).map((row) => row.amountAtom));
-  const noteOutOfBand = sum(issued.map((note) => note.outOfBandAmountAtom));
-  const settled = sum(rows.filter((row) => row.status !== "void").map((row) => row.totalAmountAtom - row.prePaymentCreditNotesAmountAtom - row.postPaymentCreditNotesAmountAtom - row.dueAmountAtom));
-  // Credit no payment or credit note made: the merchant's adjustments (and any credit the service grants, e.g. for a downgrade).
-  // A void's return of what its invoice applied (RULES-42 4) undoes an `applied_to_invoice` row: neither is granted.
-  const granted = sum(ledger.filter((row) => !["applied_to_invoice", "credit_note", "invoice_voided"].includes(row.type)).map((row) => row.amountAtom));
-  const kept = captured + model.outOfBandInAtom - refunded - noteOutOfBand;
-  const became = settled - directRefunds + balance - granted;
-  check(kept === became, `money in − money out = ${kept}, but settled − direct refunds + balance − granted = ${became}`);
+  const currencies = new Set([...Object.keys(balances), ...rows.map((row) => row.currency), ...ledger.map((row) => row.currency), ...paid.map((row) => row.currency)]);
+  for (const code of currencies) {
+    const balance = balances[code] ?? 0;
+    const ledgerIn = ledger.filter((row) => row.currency === code);
+    const ledgerSum = sum(ledgerIn.map((row) => row.amountAtom));
+    check(ledgerSum === balance, `${code}: ledger sums to ${ledgerSum}, balance is ${balance}`);
+    const paidIn = paid.filter((row) => row.currency === code);
+    const paidIds = new Set(paidIn.map((row) => row.id));
+    const succeededIn = succeeded.filter((row) => paidIds.has(row.paymentId));
+    const issuedIn = issued.filter((note) => note.currency === code);
+    const captured = sum(paidIn.filter((row) => row.status !== "failed").map((row) => row.amountAtom));
+    const refunded = sum(succeededIn.map((row) => row.amountAtom));
+    const byNotes = new Set(issuedIn.flatMap((note) => note.refundIds));
+    const directRefunds = sum(succeededIn.filter((row) => !byNotes.has(row.id)).map((row) => row.amountAtom));
+    const noteOutOfBand = sum(issuedIn.map((note) => note.outOfBandAmountAtom));
+    const settled = sum(rows.filter((row) => row.currency === code && row.status !== "void").map((row) => row.totalAmountAtom - row.prePaymentCreditNotesAmountAtom - row.postPaymentCreditNotesAmountAtom - row.dueAmountAtom));
+    // Credit no payment or credit note made: the merchant's adjustments (and any credit the service grants, e.g. for a downgrade).
+    // A void's return of what its invoice applied (RULES-42 4) undoes an `applied_to_invoice` row: neither is granted.
+    const granted = sum(ledgerIn.filter((row) => !["applied_to_invoice", "credit_note", "invoice_voided"].includes(row.type)).map((row) => row.amountAtom));
+    const kept = captured + (model.outOfBandIn[code] ?? 0) - refunded - noteOutOfBand;
+    const became = settled - directRefunds + balance - granted;
+    check(kept === became, `${code}: money in − money out = ${kept}, but settled − direct refunds + balance − granted = ${became}`);
+  }
 
-  compareWithModel(model, rows, notes, paid, balance, check);
+  compareWithModel(model, rows, notes, paid, balances, customer?.currency ?? null, check);
 
   if (broken.length > 0) {
-    const seen = { customer: model.customer, balance: model.balance, invoices: model.invoices.map(({ credited, ...invoice }) => ({ ...invoice, credited: [...credited] })), notes: model.notes };
+    const seen = { customer: model.customer, currency: model.currency, balances: model.balances, invoices: model.invoices.map(({ credited, ...invoice }) => ({ ...invoice, credited: [...credited] })), notes: model.notes };
     throw new Error(`${where}:\n${broken.join("\n")}\nthe model: ${JSON.stringify(seen)}\nthe rows: ${JSON.stringify({ rows, notes, ledger, paid, made })}`);
   }
 }

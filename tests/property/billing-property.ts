@@ -6,8 +6,8 @@ import { createCreditNote, voidCreditNote } from "@/lib/credit-notes/service";
 import { CreditNoteCreateInput } from "@/lib/credit-notes/schema";
 import { adjustCustomerBalance } from "@/lib/customer-balance/service";
 import { BalanceTransactionCreateInput } from "@/lib/customer-balance/schema";
-import { createCustomer } from "@/lib/customers/service";
-import { CustomerCreateInput } from "@/lib/customers/schema";
+import { createCustomer, updateCustomer } from "@/lib/customers/service";
+import { CustomerCreateInput, CustomerUpdateInput } from "@/lib/customers/schema";
 import { applyDiscount } from "@/lib/discounts/service";
 import { ServiceError } from "@/lib/errors";
 import { InvoiceCreateInput, InvoicePayInput } from "@/lib/invoices/schema";
@@ -34,8 +34,7 @@ import { getDb } from "@/db/client";
 import { renewalGraceMs } from "@/lib/usage/billing";
 import { ingestUsageEvents } from "@/lib/usage/ingest";
 import { auditAccountMoney, describeDifference } from "@/scripts/audit/money";
-import type { ModelPrice } from "../helpers/billing-model";
-import { arbSequence, CATALOGUE, METERED, runSequence, type BillingDriver, type CatalogueIds, type Outcome, type Step } from "../helpers/billing-sequences";
+import { arbSequence, CATALOGUE, couponTerms, METERED, newCurrencyTally, priceTerms, runSequence, type CurrencyTally, type BillingDriver, type CatalogueIds, type Outcome, type Sequence } from "../helpers/billing-sequences";
 
 /*
  * Issue #42's property test (widening issue #23's): 10,000 random sequences per run, each on a new
@@ -45,7 +44,10 @@ import { arbSequence, CATALOGUE, METERED, runSequence, type BillingDriver, type 
  * voids, balance adjustments, once/repeating/forever coupons, a subscription with price and
  * quantity changes (now, with every proration_behavior, and at the period end) and its renewal by
  * the sandbox test clock, collected automatically or by sending its invoices (`send_invoice`:
- * never charged, due `days_until_due` after finalization; issue #37). After every step an independent model (tests/helpers/billing-model.ts)
+ * never charged, due `days_until_due` after finalization; issue #37), all of it in the customer's
+ * currency (issue #38: usd, eur, jpy or bhd, from the prices' and coupons' currency options; set on
+ * creation or fixed by the first invoice or subscription, changed only while nothing holds it).
+ * After every step an independent model (tests/helpers/billing-model.ts)
  * must agree with the outcome (a refusal passes only where the model refuses too) and with every
  * amount of the customer's rows, and every invariant of tests/helpers/billing-sequences.ts holds.
  *
@@ -107,10 +109,10 @@ function inProcessDriver(accountId: string): BillingDriver {
       held = new Date(Math.max(Date.now() + offsetMs, held.getTime() + 1));
       return held;
     },
-    createCustomer: async () => (await createCustomer({ ctx, input: CustomerCreateInput.parse({ email: "property@example.com" }) })).id,
-    charge: (customer, lines) =>
+    createCustomer: async (currency) => (await createCustomer({ ctx, input: CustomerCreateInput.parse({ email: "property@example.com", ...(currency === null ? {} : { currency }) }) })).id,
+    charge: (customer, currency, lines) =>
       outcome(async () => {
-        const draft = await createInvoice({ ctx, input: InvoiceCreateInput.parse({ customer, currency: "usd", lines }) });
+        const draft = await createInvoice({ ctx, input: InvoiceCreateInput.parse({ customer, currency, lines }) });
         const open = await finalizeInvoice({ ctx, input: { id: draft.invoice.id } });
         return { id: open.invoice.id, lines: draft.lines.map((line) => line.id) };
       }),
@@ -120,9 +122,10 @@ function inProcessDriver(accountId: string): BillingDriver {
     creditNote: (input) => outcome(async () => ({ id: (await createCreditNote({ ctx, input: CreditNoteCreateInput.parse({ ...input, reason: "order_change" }) })).id })),
     voidCreditNote: (id) => done(() => voidCreditNote({ ctx, input: { id } })),
     voidInvoice: (id) => done(() => voidInvoice({ ctx, input: { id } })),
-    adjust: (customerId, amount) =>
-      done(() => adjustCustomerBalance({ ctx, input: { customerId, adjustment: BalanceTransactionCreateInput.parse({ amount_atom: amount, currency: "usd", description: "Property" }) } })),
+    adjust: (customerId, amount, currency) =>
+      done(() => adjustCustomerBalance({ ctx, input: { customerId, adjustment: BalanceTransactionCreateInput.parse({ amount_atom: amount, currency, description: "Property" }) } })),
     applyCoupon: (customerId, couponId) => done(() => applyDiscount({ ctx, input: { customerId, couponId } })),
+    setCurrency: (id, currency) => done(() => updateCustomer({ ctx, input: { id, changes: CustomerUpdateInput.parse({ currency }) } })),
     subscribe: (customer, price, quantity, method, metered, sendInvoice) =>
       outcome(async () => {
         const items = metered ? [{ price, quantity }, { price: metered }] : [{ price, quantity }];
@@ -179,22 +182,15 @@ async function newLane(index: number): Promise<Lane> {
   const { sandboxAccountId: accountId } = await createOrganization(await getDb(), { name: `Property lane ${index}` });
   const ctx: ServiceContext = { accountId, livemode: false, actor: { type: "system", id: null }, correlationId: null, now: () => new Date() };
   const product = (await createProduct({ ctx, input: ProductCreateInput.parse({ name: "Plan" }) })).id;
-  const tiers = (price: ModelPrice) => (price.scheme === "per_unit" ? [] : price.tiers.map((tier) => ({ up_to: tier.upTo, unit_amount_atom: tier.unit, flat_amount_atom: tier.flat })));
-  const price = async (terms: object) => (await createPrice({ ctx, input: PriceCreateInput.parse({ product, currency: "usd", type: "recurring", ...terms }) })).id;
+  const price = async (terms: object) => (await createPrice({ ctx, input: PriceCreateInput.parse({ product, type: "recurring", ...terms }) })).id;
   const ids: CatalogueIds = { prices: [], taxRates: [], coupons: [] };
   const meter = (await createMeter({ ctx, input: MeterCreateInput.parse({ event_name: METERED.eventName, display_name: "Units", aggregation: "sum" }) })).id;
-  if (METERED.price.scheme !== "graduated") throw new Error("METERED's price is graduated");
-  ids.metered = await price({ recurring: { interval: "month", usage_type: "metered", meter }, billing_scheme: "tiered", tiers_mode: "graduated", tiers: tiers(METERED.price) });
-  for (const terms of CATALOGUE.prices) {
-    ids.prices.push(await price({ recurring: { interval: "month" }, ...(terms.scheme === "per_unit" ? { unit_amount_atom: terms.unit } : { billing_scheme: "tiered", tiers_mode: terms.scheme, tiers: tiers(terms) }) }));
-  }
+  ids.metered = await price({ recurring: { interval: "month", usage_type: "metered", meter }, ...priceTerms(METERED.price) });
+  for (const terms of CATALOGUE.prices) ids.prices.push(await price({ recurring: { interval: "month" }, ...priceTerms(terms) }));
   for (const [rateIndex, rate] of CATALOGUE.taxRates.entries()) {
     ids.taxRates.push((await createTaxRate({ ctx, input: TaxRateCreateInput.parse({ display_name: `Tax ${rateIndex}`, percentage: rate.percentE4 / 10_000, inclusive: rate.inclusive }) })).id);
   }
-  for (const coupon of CATALOGUE.coupons) {
-    const terms = "percentBps" in coupon ? { percent_off: coupon.percentBps / 100 } : { amount_off_atom: coupon.amountOff, currency: "usd" };
-    ids.coupons.push((await createCoupon({ ctx, input: CouponCreateInput.parse({ duration: coupon.duration, ...(coupon.months === null ? {} : { duration_in_months: coupon.months }), ...terms }) })).id);
-  }
+  for (const coupon of CATALOGUE.coupons) ids.coupons.push((await createCoupon({ ctx, input: CouponCreateInput.parse(couponTerms(coupon)) })).id);
   return { accountId, driver: inProcessDriver(accountId), ids };
 }
 
@@ -227,7 +223,7 @@ async function notHung<T>(run: Promise<T>, what: string): Promise<T> {
 }
 
 /** Runs the sequences of `indexes` LANES at a time; answers the first failing one's index (and its error), or null. */
-async function runAll(lanes: readonly Lane[], sequences: readonly Step[][], indexes: readonly number[]): Promise<{ index: number; error: unknown } | null> {
+async function runAll(lanes: readonly Lane[], sequences: readonly Sequence[], indexes: readonly number[], tally: CurrencyTally): Promise<{ index: number; error: unknown } | null> {
   let next = 0;
   const failures: { index: number; error: unknown }[] = [];
   await Promise.all(
@@ -235,7 +231,7 @@ async function runAll(lanes: readonly Lane[], sequences: readonly Step[][], inde
       while (failures.length === 0 && next < indexes.length) {
         const index = indexes[next++]!;
         try {
-          await notHung(runSequence(lane.driver, lane.ids, sequences[index]!), `sequence ${index}`);
+          await notHung(runSequence(lane.driver, lane.ids, sequences[index]!, tally), `sequence ${index}`);
         } catch (error) {
           failures.push({ index, error });
         }
@@ -256,7 +252,7 @@ export function describeBillingProperty(shard: number): void {
   });
 
   describe(`the billing invariants and the model of the money, property (in-process, shard ${shard + 1} of ${SHARDS})`, () => {
-    it(`its share of ${SEQUENCES} random sequences of invoices, payments, refunds, credit notes, voids, adjustments, coupons, plan changes and renewals agree with the model`, async () => {
+    it(`its share of ${SEQUENCES} random sequences of invoices, payments, refunds, credit notes, voids, adjustments, coupons, plan changes and renewals, in four currencies, agree with the model`, async () => {
       const sequences = fc.sample(arbSequence, { seed: SEED, numRuns: SEQUENCES });
       const indexes = sequences.map((_, index) => index).filter((index) => index % SHARDS === shard);
       const mine = indexes.map((index) => sequences[index]!);
@@ -264,7 +260,8 @@ export function describeBillingProperty(shard: number): void {
       const cpu = process.cpuUsage();
       const seed = `FC_SEED=${SEED} (shard ${shard + 1} of ${SHARDS})`;
       console.log(`billing property: ${seed}`);
-      const failure = await runAll(lanes, sequences, indexes);
+      const tally = newCurrencyTally();
+      const failure = await runAll(lanes, sequences, indexes, tally);
       if (failure !== null) {
         console.log(`billing property: sequence ${failure.index} of ${seed} failed: ${String(failure.error).slice(0, 4000)}`);
         console.log(`billing property: its steps: ${JSON.stringify(sequences[failure.index])}`);
@@ -274,12 +271,14 @@ export function describeBillingProperty(shard: number): void {
         throw new Error(`Sequence ${failure.index} of ${seed} failed, but not when replayed alone: ${String(failure.error)}`);
       }
       const used = process.cpuUsage(cpu);
-      const steps = mine.reduce((total, sequence) => total + sequence.length, 0);
-      const renewals = mine.reduce((total, sequence) => total + sequence.filter((step) => step.kind === "renew").length, 0);
-      const usage = mine.reduce((total, sequence) => total + sequence.filter((step) => step.kind === "usage").length, 0);
-      const metered = mine.filter((sequence) => sequence.find((step) => step.kind === "plan")?.metered === true).length;
+      const steps = mine.reduce((total, sequence) => total + sequence.steps.length, 0);
+      const renewals = mine.reduce((total, sequence) => total + sequence.steps.filter((step) => step.kind === "renew").length, 0);
+      const usage = mine.reduce((total, sequence) => total + sequence.steps.filter((step) => step.kind === "usage").length, 0);
+      const metered = mine.filter((sequence) => sequence.steps.find((step) => step.kind === "plan")?.metered === true).length;
+      const preset = mine.filter((sequence) => sequence.customer.preset !== null).length;
+      const changes = mine.reduce((total, sequence) => total + sequence.steps.filter((step) => step.kind === "currency").length, 0);
       console.log(
-        `billing property: ${mine.length} sequences, ${steps} steps (${renewals} renewal steps, ${usage} usage steps drawn; ${metered} sequences subscribe with a metered item), ${Date.now() - started} ms, the worker's CPU ${Math.round((used.user + used.system) / 1000)} ms (user ${Math.round(used.user / 1000)}, system ${Math.round(used.system / 1000)}) (${seed})`,
+        `billing property: ${mine.length} sequences, ${steps} steps (${renewals} renewal steps, ${usage} usage steps, ${changes} currency changes drawn; ${metered} sequences subscribe with a metered item; ${preset} customers created with a currency; invoices finalized per currency ${JSON.stringify(tally.invoices)}, ${tally.noAmount} refusals of a price without the currency (422), ${tally.held} of a held currency (409), ${tally.changed} currency changes made), ${Date.now() - started} ms, the worker's CPU ${Math.round((used.user + used.system) / 1000)} ms (user ${Math.round(used.user / 1000)}, system ${Math.round(used.system / 1000)}) (${seed})`,
       );
       expect(steps).toBeGreaterThanOrEqual(mine.length);
       // The audit from outside (scripts/audit/money.ts) recomputes every lane's money from its events: it must find nothing.

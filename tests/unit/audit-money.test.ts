@@ -118,6 +118,40 @@ describe("the money audit's rules", () => {
     expect(checkAccountMoney(both)).toEqual([expect.objectContaining({ object: "in_3", field: "discount", found: "di_1 from 2026-11-29T00:00:00.000Z" })]);
   });
 
+  it("an amount-off coupon discounts an invoice in another currency by its currency option's amount", () => {
+    const money = owingCustomer();
+    // A usd coupon of 7.00 with an eur option of 6.50 on an eur invoice of 20.00: 650 off, never 700.
+    const discount = event("customer.discount.created", {
+      id: "di_1",
+      coupon: { amount_off_atom: 700, currency: "usd", currency_options: { eur: { amount_off_atom: 650 } }, duration: "forever" },
+      start: "2026-11-29T00:00:00.000Z",
+    });
+    const discounted = (discountAtom: number): AccountMoney => {
+      const invoice: InvoiceRecord = {
+        ...money.invoices[0]!,
+        id: "in_2",
+        discount: "di_1",
+        discount_atom: discountAtom,
+        total_amount_atom: 2000 - discountAtom,
+        due_amount_atom: 2000 - discountAtom,
+        starting_balance_atom: 0,
+        ending_balance_atom: 0,
+      };
+      const lines = [{ ...line, id: "il_2", invoice: "in_2", discount_atom: discountAtom }];
+      const finalized = event("invoice.finalized", { ...invoice, lines });
+      return {
+        ...money,
+        invoices: [...money.invoices, invoice],
+        lines: [...money.lines, ...lines],
+        latest: [...money.latest, finalized],
+        discountEvents: [discount],
+        finalizedEvents: [...money.finalizedEvents, finalized],
+      };
+    };
+    expect(checkAccountMoney(discounted(650))).toEqual([]);
+    expect(checkAccountMoney(discounted(700))).toEqual([expect.objectContaining({ object: "in_2", field: "discount_atom", expected: 650, found: 700 })]);
+  });
+
   it("a line credited in full by two credit notes is named on the line", () => {
     const money = owingCustomer();
     const paid = { ...money.invoices[0]!, status: "paid", due_amount_atom: 0, paid_amount_atom: 2000, post_payment_credit_notes_amount_atom: 4000 };
