@@ -71,7 +71,11 @@ function isContention(error: unknown): boolean {
  * next run takes it. Anything else is a bug or an outage: no further item starts, those already
  * running finish (committed or rolled back), and the first such error propagates.
  */
-export async function runEach(items: readonly DueItem[], runOne: (id: string) => Promise<boolean>): Promise<number> {
+export async function runEach(
+  items: readonly DueItem[],
+  runOne: (id: string) => Promise<boolean>,
+  concurrency: number = transitionConcurrency(),
+): Promise<number> {
   const lanes = new Map<string, string[]>();
   for (const item of items) {
     const { id, lane } = typeof item === "string" ? { id: item, lane: SERIAL_LANE } : item;
@@ -99,7 +103,7 @@ export async function runEach(items: readonly DueItem[], runOne: (id: string) =>
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(transitionConcurrency(), waiting.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(concurrency, waiting.length) }, worker));
   if (failure) throw (failure as { error: unknown }).error;
   return ran;
 }
