@@ -4,18 +4,23 @@
  * `--latency` ms (Stripe's own latency; default 150).
  *
  * A sandbox account connected to Stripe test keys has `--subscriptions` (default 1,000) monthly
- * subscriptions, each with a card saved for its customer as `default_payment_method`. One test-clock
- * advance past their period end renews them all; the figure is the wall time from the advance until
+ * subscriptions, each of its own customer, with a card saved for that customer as
+ * `default_payment_method`, and one `trial_end` for all: 1,000 renewals due at one instant, as
+ * the clock's sweep finds them when they fall due together (lib/clock/due.ts runs different
+ * customers' side by side). With `--spread` they have no trial and renew at their own period ends,
+ * milliseconds apart: the test clock then stops at each, one renewal per stop. One test-clock
+ * advance past the trial end (or the period ends) renews them all; the figure is the wall time from the advance until
  * every renewal invoice is paid, beside the floor of that many charges sent one after another
  * (count × latency). Checked, not timed: every renewal invoice paid once, exactly one charge at
  * Stripe per renewal, none twice.
  *
- *   npx tsx bench/stripe-renewals.ts [--subscriptions 1000] [--latency 150]   (npm run bench:stripe-renewals -- …)
+ *   npx tsx bench/stripe-renewals.ts [--subscriptions 1000] [--latency 150] [--spread]   (npm run bench:stripe-renewals -- …)
  */
 import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
+import { request } from "undici";
 import { migratePostgres } from "@/db/migrate";
 import { createFreshDatabase } from "@/tests/helpers/database";
 import { startApp } from "@/tests/helpers/server";
@@ -31,6 +36,7 @@ function option(name: string, fallback: number): number {
 
 const count = option("subscriptions", 1000);
 const latencyMs = option("latency", 150);
+const spread = process.argv.includes("--spread");
 
 const stripe = await startStripeStandIn();
 const standIn = stripeStandInClient(stripe.url);
@@ -47,6 +53,8 @@ try {
     STRIPE_API_BASE: stripe.url,
     CLOCK_TICK_MS: "1000",
     RATE_LIMIT_PER_SECOND: "100000000",
+    // Set to compare: DATABASE_POOL_SIZE=3 leaves the clock one lane (serial renewals).
+    ...(process.env.DATABASE_POOL_SIZE ? { DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE } : {}),
     NEXTAUTH_SECRET: randomBytes(32).toString("base64url"),
     WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64url"),
   });
@@ -69,20 +77,38 @@ try {
     const product = await api("POST", "/products", { name: "Plan" });
     const price = await api("POST", "/prices", { product: product.id, currency: "usd", unit_amount_atom: 1900, type: "recurring", recurring: { interval: "month" } });
     let periodEnd = "";
+    // Every subscription's trial ends, and it renews, at this instant (10 days on, a whole second):
+    // its trial_will_end and invoice.upcoming fall due together 3 days before, also run by the advance.
+    const trialEnd = new Date(Date.now() + 10 * 86_400_000);
+    trialEnd.setUTCMilliseconds(0);
     const setUp = performance.now();
     await pool(Array.from({ length: count }, (_, i) => i), 16, async (i) => {
       const customer = await api("POST", "/customers", { email: `renewal-${i}@example.com` });
       const method = await api("POST", `/customers/${customer.id}/payment-methods`, { processor_payment_method: "pm_card_visa" });
-      const subscription = await api("POST", "/subscriptions", { customer: customer.id, items: [{ price: price.id }], default_payment_method: method.id });
+      const subscription = await api("POST", "/subscriptions", {
+        customer: customer.id,
+        items: [{ price: price.id }],
+        default_payment_method: method.id,
+        ...(spread ? {} : { trial_end: trialEnd.toISOString() }),
+      });
       if (String(subscription.current_period_end) > periodEnd) periodEnd = String(subscription.current_period_end);
     });
-    console.log(`set up ${count} subscriptions with saved Stripe cards in ${((performance.now() - setUp) / 1000).toFixed(1)} s`);
+    console.log(`set up ${count} subscriptions with saved Stripe cards (${spread ? "each renewing at its own period end" : `one trial end for all, ${trialEnd.toISOString()}`}) in ${((performance.now() - setUp) / 1000).toFixed(1)} s`);
 
     await standIn.latency(latencyMs);
     const paidRenewals = async () =>
       Number((await sql`select count(*)::int as n from invoices where account_id = ${account} and attempt_count = 1 and status = 'paid'`)[0]!.n);
     const started = performance.now();
-    await api("POST", "/test-clock/advance", { to: new Date(Date.parse(periodEnd) + 86_400_000).toISOString() });
+    // The advance answers once every renewal is made: past fetch's 300 s headers timeout on a loaded machine, so without one.
+    const advance = await request(`${app.baseUrl}/api/test-clock/advance`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ to: new Date(Date.parse(periodEnd) + 86_400_000).toISOString() }),
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    });
+    const clock = (await advance.body.json()) as { transitions_run?: number };
+    if (advance.statusCode !== 200) throw new Error(`advance: ${advance.statusCode} ${JSON.stringify(clock)}`);
     const advanced = (performance.now() - started) / 1000;
     let paid = 0;
     while ((paid = await paidRenewals()) < count) {
@@ -102,7 +128,7 @@ try {
 
     const serialFloor = (count * latencyMs) / 1000;
     console.log(`renewals: ${count}, Stripe latency ${latencyMs} ms`);
-    console.log(`  clock advance answered in ${advanced.toFixed(1)} s; all renewal invoices paid ${wall.toFixed(1)} s after it (${(count / wall).toFixed(1)} renewals/s)`);
+    console.log(`  clock advance (${clock.transitions_run} transitions) answered in ${advanced.toFixed(1)} s; all renewal invoices paid ${wall.toFixed(1)} s after it (${(count / wall).toFixed(1)} renewals/s)`);
     console.log(`  serial floor (one charge after another): ${serialFloor.toFixed(1)} s; ratio ${(serialFloor / wall).toFixed(2)}×`);
     console.log(`  succeeded charges at Stripe: ${atStripe.length} for ${ours.size} renewal intents; intents charged twice: ${doubleAtStripe}; invoices paid twice: ${twice.length}`);
     console.log(`  load average after: ${load.map((l) => l.toFixed(2)).join(" ")}`);

@@ -17,6 +17,14 @@ export function isLockNotAvailable(error: unknown): boolean {
   return sqlState(error) === LOCK_NOT_AVAILABLE;
 }
 
+/** PostgreSQL SQLSTATE deadlock_detected: the database broke a lock cycle by failing this transaction. */
+const DEADLOCK_DETECTED = "40P01";
+
+/** Whether the database failed the statement to break a deadlock (the transaction rolled back whole). */
+export function isDeadlock(error: unknown): boolean {
+  return sqlState(error) === DEADLOCK_DETECTED;
+}
+
 /** postgres.js and Node socket errors that say the database cannot be reached right now. */
 const UNREACHABLE_CODES = new Set([
   "CONNECT_TIMEOUT",

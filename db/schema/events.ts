@@ -66,8 +66,8 @@ export const eventSequences = pgTable(
 /**
  * Exact event totals, kept in the transaction that writes each event (lib/events/counts.ts), so
  * a list's `total` never counts millions of rows. One row per account, dimension (`all`,
- * `aggregate_type` or `type`), value, UTC day and shard: a writer adds 1 to a random one of
- * EVENT_COUNT_SHARDS rows per dimension, so one account's concurrent writers rarely wait on each
+ * `aggregate_type` or `type`), value, UTC day and shard: a writer adds 1 to one of
+ * EVENT_COUNT_SHARDS rows per dimension (dealt in turn), so one account's concurrent writers rarely wait on each
  * other; readers sum the shards (and days). A rolled-back transaction rolls its counts back.
  */
 export const eventCounts = pgTable(

@@ -6,6 +6,9 @@ import type { ServiceContext } from "@/lib/context";
 import { ServiceError } from "@/lib/errors";
 import type { TimeTransition } from "./transitions";
 import { log } from "@/lib/log";
+import { config } from "@/lib/config";
+import { ambientTransaction } from "@/db/ambient";
+import { isDeadlock } from "@/db/errors";
 
 /*
  * Helpers the time-transition kinds share (lib/clock/transitions.ts). Each kind's due condition is
@@ -28,23 +31,80 @@ export async function accountsWhere(executor: Executor, dueRows: SQLWrapper): Pr
 }
 
 /**
- * Runs one item after another, counting those that changed something. A conflict (the item is
- * held by a merchant's operation: `invoice_locked`) skips the item: it stays due and the next run
- * takes it. Anything else is a bug or an outage and propagates, with the items before it committed.
+ * How many due items of one kind one account runs side by side (on PostgreSQL; the embedded
+ * PGlite has one connection and runs them one at a time). Items run in *lanes*: the items of one
+ * lane (a customer, for the subscription and dunning kinds: whatever shares its balance, credits,
+ * discount and entitlements) one after another, in the order they were found; different lanes at
+ * once, up to this many. Never more than the pool leaves to requests (`DATABASE_POOL_SIZE` less
+ * `CONNECTIONS_LEFT_TO_REQUESTS`). docs/rules/time.md, "Time-driven transitions".
  */
-export async function runEach(ids: readonly string[], runOne: (id: string) => Promise<boolean>): Promise<number> {
-  let ran = 0;
-  for (const id of ids) {
-    try {
-      if (await runOne(id)) ran++;
-    } catch (error) {
-      if (error instanceof ServiceError && error.category === "conflict") {
-        log().warn({ id, reason: error.message }, "time-driven transition skipped for now");
-        continue;
-      }
-      throw error;
-    }
+export const TRANSITION_CONCURRENCY = 8;
+/** Connections of the pool the clock leaves to requests and to the charges' outcomes while it runs items side by side. */
+export const CONNECTIONS_LEFT_TO_REQUESTS = 2;
+
+/**
+ * The lanes that may run at once here: 1 on the embedded database (one connection), and inside a
+ * request-wide transaction (an advance sent with an Idempotency-Key: every item is a savepoint of
+ * that one connection's transaction, db/ambient.ts).
+ */
+export function transitionConcurrency(): number {
+  const { url, poolSize } = config().database;
+  if (!url || ambientTransaction()) return 1;
+  return Math.max(1, Math.min(TRANSITION_CONCURRENCY, poolSize - CONNECTIONS_LEFT_TO_REQUESTS));
+}
+
+/** A due item and its lane (items of one lane never run at once); a bare id runs in the account's one lane. */
+export type DueItem = string | { id: string; lane: string };
+
+const SERIAL_LANE = "";
+
+/** A lock wait the database broke (40P01): like `invoice_locked`, contention, not a bug; the item stays due. */
+function isContention(error: unknown): boolean {
+  if (error instanceof ServiceError) return error.category === "conflict";
+  return isDeadlock(error);
+}
+
+/**
+ * Runs the items, counting those that changed something: each lane's items one after another,
+ * up to `transitionConcurrency()` lanes at once. A conflict (the item is held by a merchant's
+ * operation: `invoice_locked`; a deadlock the database broke) skips the item: it stays due and the
+ * next run takes it. Anything else is a bug or an outage: no further item starts, those already
+ * running finish (committed or rolled back), and the first such error propagates.
+ */
+export async function runEach(
+  items: readonly DueItem[],
+  runOne: (id: string) => Promise<boolean>,
+  concurrency: number = transitionConcurrency(),
+): Promise<number> {
+  const lanes = new Map<string, string[]>();
+  for (const item of items) {
+    const { id, lane } = typeof item === "string" ? { id: item, lane: SERIAL_LANE } : item;
+    const queue = lanes.get(lane);
+    if (queue) queue.push(id);
+    else lanes.set(lane, [id]);
   }
+  const waiting = [...lanes.values()];
+  let ran = 0;
+  let failure: { error: unknown } | null = null;
+  const worker = async () => {
+    for (let queue = waiting.shift(); queue && !failure; queue = waiting.shift()) {
+      for (const id of queue) {
+        if (failure) return;
+        try {
+          if (await runOne(id)) ran++;
+        } catch (error) {
+          if (isContention(error)) {
+            log().warn({ id, reason: error instanceof Error ? error.message : String(error) }, "time-driven transition skipped for now");
+            continue;
+          }
+          failure ??= { error };
+          return;
+        }
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, waiting.length) }, worker));
+  if (failure) throw (failure as { error: unknown }).error;
   return ran;
 }
 
@@ -60,9 +120,11 @@ export function columnTransition(spec: {
   accountId: PgColumn;
   dueAt: PgColumn;
   pending: SQL | undefined;
+  /** The column whose rows' items may not run at once (a customer); without it the kind runs one item at a time. */
+  lane?: PgColumn;
   run: (ctx: ServiceContext, id: string) => Promise<boolean>;
 }): TimeTransition {
-  const { table, id, accountId, dueAt, pending } = spec;
+  const { table, id, accountId, dueAt, pending, lane } = spec;
   return {
     name: spec.name,
     async nextDue(executor, account) {
@@ -75,13 +137,13 @@ export function columnTransition(spec: {
     async runDue(ctx) {
       const db = await getDb();
       const due = await db
-        .select({ id: sql<string>`${id}` })
+        .select({ id: sql<string>`${id}`, lane: lane ? sql<string | null>`${lane}` : sql<null>`null` })
         .from(table)
         .where(and(eq(accountId, ctx.accountId), pending, lte(dueAt, ctx.now())))
         .orderBy(asc(dueAt), asc(id))
         .limit(DUE_BATCH);
       return runEach(
-        due.map((row) => row.id),
+        due.map((row) => (row.lane === null ? row.id : { id: row.id, lane: row.lane })),
         (rowId) => spec.run(ctx, rowId),
       );
     },

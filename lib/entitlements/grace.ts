@@ -40,8 +40,9 @@ export const entitlementGraceExpiry: TimeTransition = {
       .where(and(eq(subscriptions.accountId, ctx.accountId), pending(days), sql`${graceEnd(days)} <= ${ctx.now().toISOString()}::timestamptz`))
       .orderBy(asc(subscriptions.customerId))
       .limit(DUE_BATCH);
+    // Each customer its own lane: different customers' syncs run side by side (lib/clock/due.ts).
     return runEach(
-      due.map((row) => row.customer),
+      due.map((row) => ({ id: row.customer, lane: row.customer })),
       (customer) => withChangeTransaction((tx) => syncEntitlements(tx, ctx, customer)),
     );
   },

@@ -6,12 +6,17 @@ import { aggregateTypeOf, type EventType } from "./catalogue";
 import type { EventFilters } from "@/lib/events-api/schema";
 
 /**
- * Rows per (account, dimension, value, day) that writers spread over: enough that the 16
- * concurrent writers of one account mostly update different rows, few enough that a reader sums
- * a handful. The shard has no meaning beyond that.
+ * Rows per (account, dimension, value, day) that writers spread over: enough that one account's
+ * concurrent writers (the clock's lanes, lib/clock/due.ts, beside the background charges'
+ * outcomes and the requests) mostly update different rows, few enough that a reader sums a
+ * handful. The shard has no meaning beyond that. A transaction holds its shard's rows until it
+ * commits: with 8 shards drawn at random, 8 renewals side by side waited on each other's shard
+ * more often than not (docs/performance.md, the Stripe renewals row).
  */
-export const EVENT_COUNT_SHARDS = 8;
+export const EVENT_COUNT_SHARDS = 16;
 const shardOfTransaction = new WeakMap<Executor, number>();
+/** Shards are dealt in turn, so this process's concurrent transactions take different ones (up to EVENT_COUNT_SHARDS). */
+let lastShard = 0;
 
 /**
  * The statement that adds one event to the account's totals, in the transaction that writes it:
@@ -24,7 +29,7 @@ export function countUpsert(tx: Executor, event: { accountId: string; type: Even
   // One shard per transaction: a change that emits several events then locks rows of one shard
   // only, always its `all` row first, so two such transactions cannot deadlock.
   let shard = shardOfTransaction.get(tx);
-  if (shard === undefined) shardOfTransaction.set(tx, (shard = Math.floor(Math.random() * EVENT_COUNT_SHARDS)));
+  if (shard === undefined) shardOfTransaction.set(tx, (shard = lastShard = (lastShard + 1) % EVENT_COUNT_SHARDS));
   const row = (dimension: string, value: string) => sql`(${event.accountId}, ${dimension}, ${value}, ${day}::date, ${shard}::smallint, 1)`;
   return sql`insert into ${eventCounts} (account_id, dimension, value, day, shard, count)
     values ${row("all", "")}, ${row("aggregate_type", aggregateTypeOf(event.type))}, ${row("type", event.type)}

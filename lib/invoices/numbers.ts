@@ -47,6 +47,8 @@ async function prefixOf(executor: Executor, accountId: string): Promise<string> 
  */
 export async function takeNumber(tx: ChangeTransaction, sequence: NumberSequence, accountId: string): Promise<{ number: string; sequence: number }> {
   const { table } = sequence;
+  // The prefix first: the sequence row's lock is held from the upsert to the commit, one round trip less.
+  const prefix = await prefixOf(tx, accountId);
   const { lastValue } = one(
     await tx
       .insert(table)
@@ -54,7 +56,7 @@ export async function takeNumber(tx: ChangeTransaction, sequence: NumberSequence
       .onConflictDoUpdate({ target: table.accountId, set: { lastValue: sql`${table.lastValue} + 1` } })
       .returning({ lastValue: table.lastValue }),
   );
-  return { number: formatDocumentNumber(sequence, await prefixOf(tx, accountId), lastValue), sequence: lastValue };
+  return { number: formatDocumentNumber(sequence, prefix, lastValue), sequence: lastValue };
 }
 
 /** The number the next document of the kind would take (a preview: nothing is taken). */

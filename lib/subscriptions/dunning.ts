@@ -157,5 +157,7 @@ export const dunningRetries = columnTransition({
   accountId: invoices.accountId,
   dueAt: invoices.nextPaymentAttempt,
   pending: awaitingRetry,
+  // A customer's retries take turns (its balance, its subscriptions' dunning); different customers' run side by side.
+  lane: invoices.customerId,
   run: retryPayment,
 });

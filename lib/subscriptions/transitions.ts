@@ -54,13 +54,15 @@ function subscriptionKind(kind: {
     async runDue(ctx) {
       const db = await getDb();
       const due = await db
-        .select({ id: subscriptions.id })
+        .select({ id: subscriptions.id, customer: subscriptions.customerId })
         .from(subscriptions)
         .where(and(eq(subscriptions.accountId, ctx.accountId), kind.due(ctx.now())))
         .orderBy(asc(subscriptions.id))
         .limit(DUE_BATCH);
+      // One lane per customer: a customer's subscriptions share its balance, credit grants, discount
+      // and entitlements, so they take turns; different customers' run side by side (lib/clock/due.ts).
       return runEach(
-        due.map((row) => row.id),
+        due.map((row) => ({ id: row.id, lane: row.customer })),
         (id) => kind.runOne(ctx, id),
       );
     },

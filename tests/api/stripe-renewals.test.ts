@@ -221,3 +221,89 @@ describe("which saved methods a subscription may name", () => {
     expect((await s.atStripe(charged.id)).map((intent) => intent.payment_method)).toEqual([method.processor_payment_method]);
   });
 });
+
+describe("one advance renews many customers' subscriptions side by side (lib/clock/due.ts lanes)", () => {
+  it("16 subscriptions of 8 customers due at one instant: each renewal invoice paid once, one Stripe charge each, every timeline in sequence, a customer's credit applied once across its subscriptions", async () => {
+    const s = await stripeAccount();
+    const clock = await s.ok(s.client.get(`/${s.account}/test-clock`));
+    // One trial end for all: the renewals fall due at the same instant, so one stop of the clock runs them together.
+    const trialEnd = new Date(Date.parse(clock.now) + 10 * DAY);
+    trialEnd.setUTCMilliseconds(0);
+    const customers: string[] = [];
+    const subscriptionsOf = new Map<string, string[]>();
+    for (let c = 0; c < 8; c++) {
+      const customer = await s.customer();
+      customers.push(customer);
+      const visa = await s.save(customer, "pm_card_visa");
+      // Four customers with three subscriptions each (they share the customer's balance), four with one.
+      const ids: string[] = [];
+      for (let n = 0; n < (c < 4 ? 3 : 1); n++) {
+        const subscription = await s.ok(
+          s.client.post(`/${s.account}/subscriptions`, { customer, items: [{ price: s.price }], default_payment_method: visa.id, trial_end: trialEnd.toISOString() }),
+        );
+        ids.push(subscription.id as string);
+      }
+      subscriptionsOf.set(customer, ids);
+    }
+    // The first customer's credit covers one renewal (2,500) and 500 of another: it must be used once, not once per renewal.
+    const credited = customers[0]!;
+    await s.ok(s.client.post(`/${s.account}/customers/${credited}/balance-transactions`, { amount_atom: 3000, currency: "usd", description: "Goodwill" }));
+
+    const advanced = await s.advance(trialEnd.getTime() + DAY);
+    const all = [...subscriptionsOf.values()].flat();
+    expect(all).toHaveLength(16);
+    // The trial_will_end and invoice.upcoming of each, then each renewal: all run by this advance.
+    expect(advanced.transitions_run).toBe(16 * 3);
+
+    const renewalInvoices = new Map<string, string>();
+    for (const id of all) {
+      const subscription = await s.ok(s.client.get(`/${s.account}/subscriptions/${id}`));
+      expect(subscription).toMatchObject({ status: "active", current_period_start: trialEnd.toISOString() });
+      renewalInvoices.set(id, subscription.latest_invoice as string);
+    }
+    const paid = new Map<string, Json>();
+    for (const [id, invoiceId] of renewalInvoices) paid.set(id, await settled(s, invoiceId, "paid"));
+
+    // What each invoice's finalization took from the customer's balance (starting → ending).
+    const fromBalance = (invoice: Json) => Math.abs(Number(invoice.ending_balance_atom) - Number(invoice.starting_balance_atom));
+    // The credited customer: 3,000 applied across its three renewals in all, not 3,000 to each; the ledger says the same.
+    expect(subscriptionsOf.get(credited)!.reduce((sum, id) => sum + fromBalance(paid.get(id)!), 0)).toBe(3000);
+    const ledger = (await s.ok(s.client.get(`/${s.account}/customers/${credited}/balance-transactions?limit=100`))).items as Json[];
+    expect(ledger.filter((entry) => entry.type === "applied_to_invoice").reduce((sum, entry) => sum + Number(entry.amount_atom), 0)).toBe(-3000);
+    for (const customer of customers.slice(1)) {
+      for (const id of subscriptionsOf.get(customer)!) expect(fromBalance(paid.get(id)!)).toBe(0);
+    }
+
+    // Stripe: one succeeded charge of what was left to pay per renewal invoice, none twice; the one the credit covered, none.
+    const state = await standIn.state();
+    let charged = 0;
+    for (const invoice of paid.values()) {
+      expect(invoice.total_amount_atom).toBe(2500);
+      const left = 2500 - fromBalance(invoice);
+      const succeeded = state.paymentIntents.filter(
+        (intent) => invoice.payment_intent !== null && intent.metadata.payment_intent === invoice.payment_intent && intent.status === "succeeded",
+      );
+      expect(succeeded.map((intent) => intent.amount)).toEqual(left === 0 ? [] : [left]);
+      if (left > 0) charged++;
+    }
+    expect(charged).toBe(15);
+
+    // Each timeline in sequence: 1, 2, 3… with no gap, and the list's order (created, then id) is the sequence's.
+    const timeline = async (aggregateId: string) => {
+      const events = ((await s.ok(s.client.get(`/${s.account}/events?aggregate_id=${aggregateId}&limit=100`))).items as Json[]).reverse();
+      expect(events.map((event) => event.sequence)).toEqual(events.map((_, index) => index + 1));
+      return events.map((event) => event.type as string);
+    };
+    for (const [id, invoiceId] of renewalInvoices) {
+      const subscriptionTypes = await timeline(id);
+      expect(subscriptionTypes.indexOf("customer.subscription.trial_will_end")).toBeGreaterThan(0);
+      expect(subscriptionTypes.indexOf("customer.subscription.updated")).toBeGreaterThan(subscriptionTypes.indexOf("customer.subscription.trial_will_end"));
+      const invoiceTypes = await timeline(invoiceId);
+      expect(invoiceTypes.slice(0, 3)).toEqual(["invoice.upcoming", "invoice.created", "invoice.finalized"]);
+      expect(invoiceTypes.filter((type) => type === "invoice.paid")).toHaveLength(1);
+    }
+    // Every renewal invoice numbered once, no two alike.
+    const numbers = [...paid.values()].map((invoice) => invoice.number);
+    expect(new Set(numbers).size).toBe(16);
+  }, 600_000);
+});
