@@ -5,13 +5,13 @@ import type { ServiceContext, Verb } from "@/lib/context";
 import { getCustomer } from "@/lib/customers/service";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
-import { withChangeTransaction } from "@/lib/events/transaction";
+import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { SANDBOX_PAYMENT_METHODS } from "@/lib/payments/schema";
 import { connectedProcessor, processorCustomer } from "@/lib/payments/processors/registry";
 import { sandboxProcessor } from "@/lib/payments/processors/sandbox";
 import { isSandboxPaymentMethod, LIVE_REFUSAL_MESSAGE } from "@/lib/payments/processors/sandbox/methods";
-import { ProcessorRefusedError, ProcessorUnavailableError, type PaymentProcessor } from "@/lib/payments/processors/types";
+import { ProcessorRefusedError, ProcessorUnavailableError, type PaymentProcessor, type SavedPaymentMethod } from "@/lib/payments/processors/types";
 import { serializePaymentMethod, type PaymentMethodRow } from "./serialize";
 
 /* A customer's saved payment methods (docs/payments.md, "Payment methods"): attach, list, detach. */
@@ -87,37 +87,41 @@ export async function attachPaymentMethod({ ctx, input }: Verb<{ customerId: str
       .where(and(eq(customers.accountId, ctx.accountId), eq(customers.id, customer.id), isNull(customers.deletedAt)))
       .for("update");
     if (!live) throw notFound("customer", customer.id);
-    const [inserted] = await tx
-      .insert(paymentMethods)
-      .values({
-        id: newId("paymentMethod"),
-        accountId: ctx.accountId,
-        customerId: customer.id,
-        processor: processor.name,
-        processorReference: saved.reference,
-        brand: saved.brand,
-        last4: saved.last4,
-        expMonth: saved.expMonth,
-        expYear: saved.expYear,
-        created: ctx.now(),
-      })
-      .onConflictDoNothing()
-      .returning();
-    if (!inserted) {
-      const [existing] = await tx
-        .select()
-        .from(paymentMethods)
-        .where(and(attachedOf(ctx.accountId, customer.id), eq(paymentMethods.processor, processor.name), eq(paymentMethods.processorReference, saved.reference)));
-      return existing!;
-    }
-    await emitEvent(tx, ctx, {
-      type: "payment_method.attached",
-      aggregateId: inserted.id,
-      data: serializePaymentMethod(inserted, ctx.livemode),
-      previousData: null,
-    });
-    return inserted;
+    return recordSavedMethod(tx, ctx, customer.id, processor.name, saved);
   });
+}
+
+/**
+ * Our `pm_…` for a method saved at its processor, with `payment_method.attached`, in the caller's
+ * transaction; one already attached to the customer is answered as it is and emits nothing. Used
+ * by the merchant's attach and by a SetupIntent or checkout that saved the method (./setup.ts).
+ */
+export async function recordSavedMethod(tx: ChangeTransaction, ctx: ServiceContext, customerId: string, processor: string, saved: SavedPaymentMethod): Promise<PaymentMethodRow> {
+  const [inserted] = await tx
+    .insert(paymentMethods)
+    .values({
+      id: newId("paymentMethod"),
+      accountId: ctx.accountId,
+      customerId,
+      processor,
+      processorReference: saved.reference,
+      brand: saved.brand,
+      last4: saved.last4,
+      expMonth: saved.expMonth,
+      expYear: saved.expYear,
+      created: ctx.now(),
+    })
+    .onConflictDoNothing()
+    .returning();
+  if (!inserted) {
+    const [existing] = await tx
+      .select()
+      .from(paymentMethods)
+      .where(and(attachedOf(ctx.accountId, customerId), eq(paymentMethods.processor, processor), eq(paymentMethods.processorReference, saved.reference)));
+    return existing!;
+  }
+  await emitEvent(tx, ctx, { type: "payment_method.attached", aggregateId: inserted.id, data: serializePaymentMethod(inserted, ctx.livemode), previousData: null });
+  return inserted;
 }
 
 /** Detaches an attached method (`detached_at`) with `payment_method.detached`; a detached or unknown one is a 404. */

@@ -4,15 +4,14 @@ import { checkoutSessions, customers, paymentMethods, processorCustomers, proces
 import type { ServiceContext } from "@/lib/context";
 import { getCustomer } from "@/lib/customers/service";
 import { notFound, ServiceError } from "@/lib/errors";
-import { emitEvent } from "@/lib/events/emit";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
-import { newId } from "@/lib/ids";
 import { connectedProcessor, processorCustomer } from "@/lib/payments/processors/registry";
-import { ProcessorRefusedError, ProcessorUnavailableError, type PaymentProcessor, type SavedPaymentMethod } from "@/lib/payments/processors/types";
+import { ProcessorRefusedError, ProcessorUnavailableError, type PaymentProcessor } from "@/lib/payments/processors/types";
 import { itemsOf, lockSubscription } from "@/lib/subscriptions/core";
 import { recordSubscriptionChange } from "@/lib/subscriptions/record";
 import { one } from "@/lib/rows";
-import { serializePaymentMethod, type PaymentMethodRow } from "./serialize";
+import { type PaymentMethodRow } from "./serialize";
+import { recordSavedMethod } from "./service";
 
 /*
  * Saving a payment method in the customer's browser through the processor's setup (Stripe's
@@ -115,7 +114,7 @@ export async function settleSetup(ctx: ServiceContext, input: { processor?: stri
       .where(and(eq(customers.accountId, ctx.accountId), eq(customers.id, setup.customerId), isNull(customers.deletedAt)))
       .for("update");
     if (!live) throw notFound("customer", setup.customerId);
-    const paymentMethod = await recordMethod(tx, ctx, setup.customerId, setup.processor, method);
+    const paymentMethod = await recordSavedMethod(tx, ctx, setup.customerId, setup.processor, method);
     await makeDefault(tx, ctx, setup.customerId, paymentMethod.id);
     await tx
       .update(processorSetups)
@@ -128,43 +127,6 @@ export async function settleSetup(ctx: ServiceContext, input: { processor?: stri
 async function methodRow(id: string, executor?: ChangeTransaction): Promise<PaymentMethodRow> {
   const [row] = await (executor ?? (await getDb())).select().from(paymentMethods).where(eq(paymentMethods.id, id));
   return row!;
-}
-
-/** Our `pm_…` for the saved method, with payment_method.attached; one already attached to the customer is answered as it is. */
-async function recordMethod(tx: ChangeTransaction, ctx: ServiceContext, customerId: string, processor: string, saved: SavedPaymentMethod): Promise<PaymentMethodRow> {
-  const [inserted] = await tx
-    .insert(paymentMethods)
-    .values({
-      id: newId("paymentMethod"),
-      accountId: ctx.accountId,
-      customerId,
-      processor,
-      processorReference: saved.reference,
-      brand: saved.brand,
-      last4: saved.last4,
-      expMonth: saved.expMonth,
-      expYear: saved.expYear,
-      created: ctx.now(),
-    })
-    .onConflictDoNothing()
-    .returning();
-  if (!inserted) {
-    const [existing] = await tx
-      .select()
-      .from(paymentMethods)
-      .where(
-        and(
-          eq(paymentMethods.accountId, ctx.accountId),
-          eq(paymentMethods.customerId, customerId),
-          eq(paymentMethods.processor, processor),
-          eq(paymentMethods.processorReference, saved.reference),
-          isNull(paymentMethods.detachedAt),
-        ),
-      );
-    return existing!;
-  }
-  await emitEvent(tx, ctx, { type: "payment_method.attached", aggregateId: inserted.id, data: serializePaymentMethod(inserted, ctx.livemode), previousData: null });
-  return inserted;
 }
 
 /** The new method as the default of each of the customer's live subscriptions (as the portal's choice of a method sets it), each change its event. */
@@ -216,7 +178,7 @@ export async function saveMethodOfCheckout(ctx: ServiceContext, intent: { id: st
   return withChangeTransaction(async (tx) => {
     const [locked] = await tx.select().from(checkoutSessions).where(ofSession).for("update");
     if (locked!.savedPaymentMethodId !== null) return methodRow(locked!.savedPaymentMethodId, tx);
-    const paymentMethod = await recordMethod(tx, ctx, customerId, processor.name, saved);
+    const paymentMethod = await recordSavedMethod(tx, ctx, customerId, processor.name, saved);
     await tx.update(checkoutSessions).set({ savedPaymentMethodId: paymentMethod.id }).where(ofSession);
     return paymentMethod;
   });
