@@ -11,6 +11,16 @@ import { startApp, type RunningApp } from "../helpers/server";
  * `accepted` is stored, the aggregates equal the stored events, and sending every batch again
  * (to the shared test app) counts each event exactly once.
  */
+/** The identifiers the account has stored, after checking that every acknowledged one is among them. */
+async function storedAcknowledged(accountId: string, acknowledged: Set<string>): Promise<Set<string>> {
+  const db = await getDb();
+  const rows = await db.select({ identifier: usageEvents.identifier }).from(usageEvents).where(eq(usageEvents.accountId, accountId));
+  const stored = new Set(rows.map((row) => row.identifier));
+  expect(acknowledged.size).toBeGreaterThan(0);
+  for (const identifier of acknowledged) expect(stored.has(identifier), identifier).toBe(true);
+  return stored;
+}
+
 describe("usage ingestion across a crash", () => {
   const apps: RunningApp[] = [];
   afterAll(async () => {
@@ -43,14 +53,8 @@ describe("usage ingestion across a crash", () => {
     await victim.kill();
     await Promise.all(senders);
 
+    const stored = await storedAcknowledged(merchant.accountId, acknowledged);
     const db = await getDb();
-    const stored = new Set(
-      (await db.select({ identifier: usageEvents.identifier }).from(usageEvents).where(eq(usageEvents.accountId, merchant.accountId))).map(
-        (row) => row.identifier,
-      ),
-    );
-    expect(acknowledged.size).toBeGreaterThan(0);
-    for (const identifier of acknowledged) expect(stored.has(identifier), identifier).toBe(true);
     const [storedSum] = await db
       .select({ total: sql<string>`coalesce(sum(${usageEvents.value}), 0)::text` })
       .from(usageEvents)
@@ -96,14 +100,7 @@ describe("usage ingestion across a crash", () => {
     await victim.kill();
     await Promise.all(lanes);
 
-    const db = await getDb();
-    const stored = new Set(
-      (await db.select({ identifier: usageEvents.identifier }).from(usageEvents).where(eq(usageEvents.accountId, merchant.accountId))).map(
-        (row) => row.identifier,
-      ),
-    );
-    expect(acknowledged.size).toBeGreaterThan(0);
-    for (const identifier of acknowledged) expect(stored.has(identifier), identifier).toBe(true);
+    const stored = await storedAcknowledged(merchant.accountId, acknowledged);
     const usage = async () => (await merchant.client.get(`/customers/${customer}/usage?meter=${meter.id}`)).body.value;
 
     // Every event again (to the shared app): what was stored is a duplicate, the rest accepted, each counted once.
