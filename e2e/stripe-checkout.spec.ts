@@ -139,6 +139,13 @@ test("stripe checkout: a card that succeeds pays the live session through Stripe
     await expectCompletedOnce(server, merchant.accountId, session.id, "pm_card_visa");
     await page.goto(session.url);
     await expect(page.getByRole("heading", { name: "This checkout is complete" })).toBeVisible();
+    // Stripe.js's return arriving after the webhook completed the session (the order of the two
+    // is Stripe's): still on to the merchant's success page, and still one completion.
+    const lateReturn = new URL(session.url);
+    lateReturn.search = new URLSearchParams({ payment_intent: stripeIntent.id, payment_intent_client_secret: `${stripeIntent.id}_secret_late`, redirect_status: "succeeded" }).toString();
+    await page.goto(lateReturn.toString());
+    await returnedTo(page, `${site.url}/thanks?session_id=${session.id}`);
+    await expectCompletedOnce(server, merchant.accountId, session.id, "pm_card_visa");
   } finally {
     await site.close();
   }

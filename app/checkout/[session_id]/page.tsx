@@ -130,12 +130,12 @@ export default async function CheckoutPage({
   const { session_id } = await params;
   let checkout = await getHostedCheckout(session_id);
   if (!checkout) notFound();
-  const returned = checkout.status === "open" ? await settleReturn(session_id, await searchParams) : null;
-  if (returned !== null) {
-    checkout = (await getHostedCheckout(session_id))!;
-    // Paid (Stripe says so): on to the merchant, as the sandbox page does.
-    if (checkout.status === "complete") redirect(checkout.successUrl);
-  }
+  const query = await searchParams;
+  const returned = checkout.status === "open" ? await settleReturn(session_id, query) : null;
+  if (returned !== null) checkout = (await getHostedCheckout(session_id))!;
+  // Paid (Stripe says so): Stripe.js's return goes on to the merchant, as the sandbox page does,
+  // also when Stripe's webhook completed the session before the browser came back.
+  if (checkout.status === "complete" && typeof query.payment_intent === "string") redirect(checkout.successUrl);
 
   if (checkout.status === "expired") {
     return (
