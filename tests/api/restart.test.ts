@@ -32,6 +32,15 @@ describe("restart safety of the embedded driver", () => {
     await database.drop();
   });
 
+  /*
+   * An attempt's lease is twice its timeout, and a delivered attempt's outcome is recorded in a
+   * batch after the receiver's 200. With the tests' 1.5 s timeout (a 3 s lease), a freshly started
+   * app on a loaded machine once took longer than the lease to record a 200, so the delivery was
+   * claimed and sent again (two 200s): a speed the test must not depend on. A 5 s timeout (10 s
+   * lease) keeps the hung attempts short and the resumption after the kill within `eventually`.
+   */
+  const APP_ENV = { WEBHOOK_TIMEOUT_MS: "5000" };
+
   it("resumes pending and interrupted deliveries after a crash, delivering each exactly once", async () => {
     const { stdout } = await run("npm", ["run", "--silent", "seed", "--", "--json"], {
       cwd: PROJECT_ROOT,
@@ -39,7 +48,7 @@ describe("restart safety of the embedded driver", () => {
     });
     const seed = JSON.parse(stdout) as { secret_token: string; account_id: string };
 
-    app = await startApp({ DATABASE_URL: database.url });
+    app = await startApp({ DATABASE_URL: database.url, ...APP_ENV });
     const client = api(seed.secret_token, apiRoot(app.baseUrl));
     const post = async (path: ApiPath<"post">, body: unknown) => (await client.post(path, body)).body;
 
@@ -57,11 +66,11 @@ describe("restart safety of the embedded driver", () => {
     expect(states.some((row) => row.status === "delivering")).toBe(true);
 
     receiver.respond({ status: 200 });
-    app = await startApp({ DATABASE_URL: database.url });
+    app = await startApp({ DATABASE_URL: database.url, ...APP_ENV });
     const finalStates = await eventually(
       () => sql<{ id: string; status: string; attempt_count: number }[]>`select id, status, attempt_count from event_deliveries`,
       (rows) => rows.every((row) => row.status === "delivered"),
-      30_000,
+      60_000,
     );
 
     for (const row of finalStates) {
