@@ -195,3 +195,18 @@ export async function portalSessionOf(cookieToken: string | undefined, correlati
 export async function portalReturnUrl(session: PortalSession): Promise<string | null> {
   return session.returnUrl ?? (await portalSettingsOf(await getDb(), session.ctx.accountId)).settings.default_return_url;
 }
+
+/**
+ * Whether a portal POST comes from this host: a browser's request names its Origin, which must be
+ * this host (the session cookie is SameSite=Lax); none means no browser's cross-site form. Every
+ * portal route that changes something checks it (app/portal/act, app/portal/payment-method/setup).
+ */
+export function sameHost(request: { headers: Headers }): boolean {
+  const origin = request.headers.get("origin");
+  if (origin === null) return true;
+  try {
+    return new URL(origin).host === request.headers.get("host");
+  } catch {
+    return false;
+  }
+}

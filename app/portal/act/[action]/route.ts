@@ -1,7 +1,7 @@
 import type { NextRequest } from "next/server";
 import { ServiceError } from "@/lib/errors";
 import { portalRequestAction, type PortalForm } from "@/lib/portal/form-actions";
-import { portalSessionOf, PORTAL_COOKIE } from "@/lib/portal/sessions";
+import { portalSessionOf, PORTAL_COOKIE, sameHost } from "@/lib/portal/sessions";
 
 /** A redirect after a form (303: the browser GETs the next page). A relative Location stays on this host. */
 const seeOther = (location: string) => new Response(null, { status: 303, headers: { Location: location, "Cache-Control": "no-store" } });
@@ -10,17 +10,6 @@ const seeOther = (location: string) => new Response(null, { status: 303, headers
 function backOf(form: PortalForm): string {
   const back = form.back ?? "/portal";
   return /^\/portal(\/[A-Za-z0-9_/-]*)?$/.test(back) ? back : "/portal";
-}
-
-/** A browser's form POST names its origin; it must be this host (no Origin: not a browser's cross-site form). */
-function sameHost(request: NextRequest): boolean {
-  const origin = request.headers.get("origin");
-  if (origin === null) return true;
-  try {
-    return new URL(origin).host === request.headers.get("host");
-  } catch {
-    return false;
-  }
 }
 
 const withParam = (path: string, name: string, value: string) => `${path}?${new URLSearchParams({ [name]: value })}`;

@@ -1,18 +1,7 @@
 import type { NextRequest } from "next/server";
 import { ServiceError } from "@/lib/errors";
 import { portalStartSetup } from "@/lib/portal/changes";
-import { portalSessionOf, PORTAL_COOKIE } from "@/lib/portal/sessions";
-
-/** Same-host only, as the portal's forms (app/portal/act): the cookie is SameSite=Lax, the Origin must be this host. */
-function sameHost(request: NextRequest): boolean {
-  const origin = request.headers.get("origin");
-  if (origin === null) return true;
-  try {
-    return new URL(origin).host === request.headers.get("host");
-  } catch {
-    return false;
-  }
-}
+import { portalSessionOf, PORTAL_COOKIE, sameHost } from "@/lib/portal/sessions";
 
 const json = (status: number, body: unknown) => Response.json(body, { status, headers: { "Cache-Control": "no-store" } });
 
