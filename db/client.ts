@@ -24,6 +24,9 @@ export type Executor = Database | Transaction;
 export const MIGRATIONS_FOLDER = path.join(/*turbopackIgnore: true*/ process.cwd(), "db", "migrations");
 
 /** See docs/security.md ("No database"). Every wait on the database is bounded by one of these. */
+/** Each pool's application_name, seen in pg_stat_activity: an operator (or a test) tells the service's connections apart. */
+export const POOL_NAMES = { api: "billing-service api", webhooks: "billing-service webhooks" } as const;
+
 export const DATABASE_TIMEOUTS = {
   connectSeconds: 5,
   idleSeconds: 60,
@@ -52,9 +55,9 @@ type GlobalWithHandle = typeof globalThis & { [HANDLE]?: Promise<Handle> };
  */
 export function postgresClient(
   url: string,
-  options: { max: number; pooled: boolean; connection?: Record<string, string> },
+  options: { max: number; pooled: boolean; applicationName: string; connection?: Record<string, string> },
 ): postgres.Sql {
-  const { max, pooled } = options;
+  const { max, pooled, applicationName } = options;
   const t = DATABASE_TIMEOUTS;
   const watchdog = new SocketWatchdog(
     url,
@@ -82,10 +85,12 @@ export function postgresClient(
     ssl: false,
     // Startup parameters: a transaction-mode pooler (PgBouncer) refuses unknown ones, so through a
     // pooler the statement limits are the pooler's and the server's (docs/rules/operations.md).
+    // application_name, which PgBouncer passes on, names the pool in pg_stat_activity.
     ...(pooled
-      ? {}
+      ? { connection: { application_name: applicationName } }
       : {
           connection: {
+            application_name: applicationName,
             statement_timeout: DATABASE_TIMEOUTS.statementMs,
             idle_in_transaction_session_timeout: DATABASE_TIMEOUTS.idleInTransactionMs,
             ...options.connection,
@@ -116,7 +121,7 @@ function fetchTypesOnce(options: ConnectingOptions): void {
 
 async function openPostgres(url: string): Promise<Handle> {
   const { poolSize, pooled } = config().database;
-  const client = postgresClient(url, { max: poolSize, pooled });
+  const client = postgresClient(url, { max: poolSize, pooled, applicationName: POOL_NAMES.api });
   const db = drizzlePostgres(client, { schema }) as unknown as Database;
   return { kind: "postgres", db, close: () => client.end({ timeout: 5 }) };
 }

@@ -1,6 +1,6 @@
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
-import { databaseKind, getDb, postgresClient, type Database } from "@/db/client";
+import { databaseKind, getDb, POOL_NAMES, postgresClient, type Database } from "@/db/client";
 import { config } from "@/lib/config";
 import * as schema from "@/db/schema";
 
@@ -37,6 +37,7 @@ async function open(): Promise<DeliveryPool> {
   const client = postgresClient(databaseUrl, {
     max: webhooks.dbPoolSize,
     pooled: database.pooled,
+    applicationName: POOL_NAMES.webhooks,
     connection: { plan_cache_mode: "force_custom_plan" },
   });
   const db = drizzlePostgres(database.pooled ? client : preparing(client), { schema }) as unknown as Database;

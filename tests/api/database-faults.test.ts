@@ -118,7 +118,7 @@ describe("a database that stops accepting connections", () => {
 describe("a transaction whose backend is terminated", () => {
   it("fails with the connection's error, throws nothing uncaught, and the pool serves on", { timeout: 30_000 }, async () => {
     const url = inject("databaseUrl");
-    const client = postgresClient(url, { max: 1, pooled: false });
+    const client = postgresClient(url, { max: 1, pooled: false, applicationName: "database-faults test" });
     const admin = postgres(url, { max: 1, onnotice: () => {} });
     const uncaught: unknown[] = [];
     const record = (error: unknown) => uncaught.push(error);
@@ -159,7 +159,7 @@ describe("a pool reconnecting while connections are reset", () => {
     const url = new URL(inject("databaseUrl"));
     const proxy = await TcpProxy.start({ host: url.hostname, port: Number(url.port || 5432) });
     url.port = String(proxy.port);
-    const client = postgresClient(url.toString(), { max: 1, pooled: false });
+    const client = postgresClient(url.toString(), { max: 1, pooled: false, applicationName: "database-faults test" });
     const unhandled: unknown[] = [];
     const record = (reason: unknown) => unhandled.push(reason);
     process.on("unhandledRejection", record);

@@ -2,6 +2,7 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Client, Json } from "../helpers/api";
 import { newMerchant, type Merchant } from "../helpers/merchant";
+import { POOL_NAMES } from "@/db/client";
 import { operationPath } from "@/lib/operation-paths";
 import { expectProblem } from "../helpers/problem";
 import { eventually } from "../helpers/receiver";
@@ -238,7 +239,9 @@ describe("charging through Stripe", () => {
         await tx`SELECT id FROM payment_intents WHERE id = ${intentId} FOR UPDATE NOWAIT`;
         await tx`UPDATE invoices SET updated = updated WHERE id = ${invoice.id}`;
       });
-      const [idle] = await sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%' AND xact_start <= ${since}`;
+      // The service's own connections (not another test file's, which share this database): none
+      // sat idle in a transaction from before the charge was hanging until now.
+      const [idle] = await sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = ANY(${Object.values(POOL_NAMES)}) AND state LIKE 'idle in transaction%' AND state_change <= ${since}`;
       expect(idle!.n).toBe(0);
       // The merchant's own requests on the invoice are answered meanwhile.
       const read = await merchant.client.get(`/${merchant.accountId}/invoices/${invoice.id}`);
