@@ -72,3 +72,46 @@ test("catalog: create a product and its price, a problem shown beside its field,
   const name = page.getByRole("table", { name: "Products" }).getByTitle("Coffee beans — a very long product name that goes on and on and on");
   await expect(name).toHaveClass(/truncate/);
 });
+
+test("coupons: a percentage, and an amount off in three currencies with a problem shown beside its field", async ({ page }) => {
+  const merchant = await signUp(page);
+  const base = `${baseUrl()}/accounts/${merchant.accountId}`;
+  await page.goto(`${base}/coupons`);
+  await page.getByRole("button", { name: "New coupon" }).click();
+  const form = page.getByRole("form", { name: "New coupon" });
+  const coupons = page.getByRole("table", { name: "Coupons" });
+  // The amount's own field (its accessible name goes on with its hint), not the other currencies' one.
+  const amountOff = form.getByLabel(/^Amount off(?! in)/);
+
+  // A percentage: the amount fields are not asked for.
+  await form.getByLabel("Name (optional)").fill("Spring sale");
+  await expect(amountOff).toHaveCount(0);
+  await form.getByLabel("Percent off").fill("25");
+  await form.getByRole("button", { name: "Create coupon" }).click();
+  await expect(form.getByRole("status")).toContainText("Coupon created");
+  await expect(coupons.getByRole("row", { name: /Spring sale/ })).toContainText("25 %");
+
+  // A fixed amount: its currency, and what it takes off in other currencies, each in its own minor units.
+  await form.getByLabel("Name (optional)").fill("Welcome credit");
+  await form.getByLabel("Discount").selectOption("amount");
+  await expect(form.getByLabel("Percent off")).toHaveCount(0);
+  await amountOff.fill("5.00");
+  await form.getByLabel("Currency", { exact: true }).fill("usd");
+  // An option in the coupon's own currency is refused beside the options' field; nothing is made.
+  await form.getByLabel("Amount off in other currencies (optional)").fill("usd 4; eur 4.50");
+  await form.getByRole("button", { name: "Create coupon" }).click();
+  await expect(form.locator("label", { hasText: "Amount off in other currencies" }).getByRole("alert")).toContainText("own currency");
+  await expect(coupons.getByRole("row", { name: /Welcome credit/ })).toHaveCount(0);
+
+  await form.getByLabel("Amount off in other currencies (optional)").fill("eur 4.50; JPY 700");
+  await form.getByRole("button", { name: "Create coupon" }).click();
+  await expect(form.getByRole("status")).toContainText("Coupon created");
+  await expect(coupons.getByRole("row", { name: /Welcome credit/ })).toContainText("$5.00 · €4.50 · ¥700");
+  await form.getByRole("status").getByRole("link").click();
+  await expect(page).toHaveURL(new RegExp(`${base}/coupons/`));
+  const json = page.getByTestId("raw-json");
+  await expect(json).toContainText('"amount_off_atom": 500');
+  await expect(json).toContainText('"amount_off_atom": 450');
+  await expect(json).toContainText('"amount_off_atom": 700');
+  await expect(json).toContainText('"currency": "usd"');
+});

@@ -31,3 +31,26 @@ export function toAtoms(value: string, currency: string, locale: string): number
   const parsed = parseAmount(value, currencyExponent(currency) === null ? "eur" : currency, locale);
   return parsed.ok ? parsed.atoms : value.trim();
 }
+
+/**
+ * "eur 11.50; jpy 1600" as the API's `currency_options` ({eur: {<amountKey>: 1150}, …}): a price's
+ * `unit_amount_atom` or a coupon's `amount_off_atom` per currency, each amount read in its own
+ * currency's minor units. Semicolons separate the currencies, as a comma may be a decimal
+ * separator. What does not read goes as written, for the API to name.
+ */
+export function currencyOptionsBody<Key extends string>(
+  text: string,
+  amountKey: Key,
+  locale: string,
+): { currency_options?: Record<string, Record<Key, number | string>> } {
+  const entries = text
+    .split(/[;\n]+/)
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "")
+    .map((entry) => {
+      const [code = "", ...amount] = entry.split(/\s+/);
+      const currency = code.toLowerCase();
+      return [currency, { [amountKey]: toAtoms(amount.join(" "), currency, locale) } as Record<Key, number | string>] as const;
+    });
+  return entries.length > 0 ? { currency_options: Object.fromEntries(entries) } : {};
+}

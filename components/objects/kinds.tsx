@@ -3,7 +3,7 @@
 import type { ReactNode } from "react";
 import { Time } from "@/components/events/bits";
 import { StatusBadge } from "@/components/ui";
-import { money, num, priceLabel, priceName, str, type ApiObject } from "./labels";
+import { amountOffLabel, money, num, priceLabel, priceName, str, type ApiObject } from "./labels";
 import { ObjectLink, Truncated } from "./links";
 import { NamedLink, taxRateLabel } from "./names";
 import { OBJECT_READS, type ObjectReads } from "./reads";
@@ -92,7 +92,7 @@ export const OBJECT_KINDS: ObjectKind[] = [
     filters: [],
     columns: [
       { label: "Name", cell: (o, a) => <ObjectLink accountId={a} id={o.id}><Truncated text={str(o, "name") ?? o.id} /></ObjectLink> },
-      { label: "Off", cell: (o) => (num(o, "percent_off") !== undefined ? `${num(o, "percent_off")} %` : money(o, "amount_off_atom")) },
+      { label: "Off", cell: (o) => (num(o, "percent_off") !== undefined ? `${num(o, "percent_off")} %` : amountOffLabel(o)) },
       { label: "Duration", cell: (o) => (o.duration === "repeating" ? `${num(o, "duration_in_months")} months` : str(o, "duration")) },
       { label: "Redeemed", cell: (o) => `${num(o, "times_redeemed") ?? 0}${num(o, "max_redemptions") ? ` of ${num(o, "max_redemptions")}` : ""}` },
       createdColumn,

@@ -13,6 +13,13 @@ export function money(object: ApiObject, key: string): string {
   return atoms === undefined ? "—" : formatMoney(atoms, str(object, "currency") ?? "usd");
 }
 
+/** "$5.00 · €4.50 · ¥700": an amount-off coupon's amount in its own currency, then in each of its currency options. */
+export function amountOffLabel(coupon: ApiObject): string {
+  const options = (coupon.currency_options ?? {}) as Record<string, { amount_off_atom?: number }>;
+  const others = Object.entries(options).flatMap(([currency, option]) => (typeof option.amount_off_atom === "number" ? [formatMoney(option.amount_off_atom, currency)] : []));
+  return [money(coupon, "amount_off_atom"), ...others].join(" · ");
+}
+
 /** The terms of a price as the API returns it (lib/prices/amount.ts prices them), or null when it is no price. */
 export function priceTerms(price: ApiObject): PriceTerms | null {
   const unitAmountAtom = num(price, "unit_amount_atom");

@@ -7,6 +7,7 @@ import { checkoutSessionActions } from "@/lib/checkout/rules";
 import { paymentIntentActions } from "@/lib/payments/statuses";
 import { paymentActions, refundablePayment } from "@/lib/refunds/rules";
 import { ApiForm, toAtoms } from "./api-form";
+import { currencyOptionsBody } from "./form-values";
 import { ApiAction } from "./confirm-action";
 import type { ApiObject, ObjectKind } from "./kinds";
 import { TaxRateActions } from "./tax-rate-forms";
@@ -33,24 +34,6 @@ function ArchiveToggle({ accountId, kind, object }: { accountId: string; kind: O
   ) : (
     <ApiAction label={`Restore ${kind.noun}`} send={() => setActive(true)} invalidate={keys} />
   );
-}
-
-/**
- * "eur 11.50; jpy 1600" as the API's `currency_options` ({eur: {unit_amount_atom: 1150}, …}),
- * each amount read in its own currency's minor units. Semicolons separate the currencies, as a
- * comma may be a decimal separator. What does not read goes as written, for the API to name.
- */
-function currencyOptionsBody(text: string, locale: string): { currency_options?: Record<string, { unit_amount_atom: number | string }> } {
-  const entries = text
-    .split(/[;\n]+/)
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== "")
-    .map((entry) => {
-      const [code = "", ...amount] = entry.split(/\s+/);
-      const currency = code.toLowerCase();
-      return [currency, { unit_amount_atom: toAtoms(amount.join(" "), currency, locale) }] as const;
-    });
-  return entries.length > 0 ? { currency_options: Object.fromEntries(entries) } : {};
 }
 
 function AddPrice({ accountId, product }: { accountId: string; product: ApiObject }) {
@@ -92,7 +75,7 @@ function AddPrice({ accountId, product }: { accountId: string; product: ApiObjec
           product: product.id,
           currency: values.currency,
           unit_amount_atom: toAtoms(values.unit_amount_atom ?? "", values.currency ?? "usd", locale),
-          ...currencyOptionsBody(values.currency_options ?? "", locale),
+          ...currencyOptionsBody(values.currency_options ?? "", "unit_amount_atom", locale),
           ...(values.interval === "one_time" ? { type: "one_time" } : { type: "recurring", recurring: { interval: values.interval } }),
           ...(values.nickname ? { nickname: values.nickname } : {}),
         })}

@@ -4,8 +4,13 @@ import { useState } from "react";
 import { useCan } from "@/components/dashboard/role";
 import { Button, Card } from "@/components/ui";
 import { ApiForm } from "./api-form";
+import { currencyOptionsBody, toAtoms } from "./form-values";
 import { ObjectLink } from "./links";
 import { NewTaxRateForm } from "./tax-rate-forms";
+
+/** The coupon form's two kinds: a percentage off, or an amount off in a currency (with its options). */
+const byAmount = (values: Record<string, string>) => values.discount === "amount";
+const byPercent = (values: Record<string, string>) => !byAmount(values);
 
 /** The "create" form above a generic list, for the kinds a merchant creates by hand. */
 export function ObjectCreate({ accountId, slug }: { accountId: string; slug: string }) {
@@ -59,7 +64,34 @@ export function ObjectCreate({ accountId, slug }: { accountId: string; slug: str
           confirmation={created("Coupon")}
           fields={[
             { name: "name", label: "Name (optional)" },
-            { name: "percent_off", label: "Percent off", kind: "number", required: true, errorFields: ["(body)"] },
+            {
+              name: "discount",
+              label: "Discount",
+              kind: "select",
+              options: [
+                { value: "percent", label: "A percentage" },
+                { value: "amount", label: "A fixed amount" },
+              ],
+            },
+            { name: "percent_off", label: "Percent off", kind: "number", required: true, errorFields: ["(body)"], when: byPercent },
+            {
+              name: "amount_off_atom",
+              label: "Amount off",
+              kind: "money",
+              required: true,
+              currency: { field: "currency" },
+              hint: "e.g. 5.00 for $5.00 off",
+              errorFields: ["(body)"],
+              when: byAmount,
+            },
+            { name: "currency", label: "Currency", initial: "usd", required: true, when: byAmount },
+            {
+              name: "currency_options",
+              label: "Amount off in other currencies (optional)",
+              hint: "e.g. eur 4.50; jpy 700: taken off invoices in each; an invoice in a currency not named is not discounted",
+              errorFields: ["currency_options"],
+              when: byAmount,
+            },
             {
               name: "duration",
               label: "Duration",
@@ -72,9 +104,15 @@ export function ObjectCreate({ accountId, slug }: { accountId: string; slug: str
             },
             { name: "duration_in_months", label: "Months (repeating only)", kind: "number" },
           ]}
-          toBody={(values) => ({
+          toBody={(values, { locale }) => ({
             ...(values.name ? { name: values.name } : {}),
-            percent_off: Number(values.percent_off),
+            ...(byAmount(values)
+              ? {
+                  amount_off_atom: toAtoms(values.amount_off_atom ?? "", values.currency ?? "usd", locale),
+                  currency: values.currency,
+                  ...currencyOptionsBody(values.currency_options ?? "", "amount_off_atom", locale),
+                }
+              : { percent_off: Number(values.percent_off) }),
             duration: values.duration,
             ...(values.duration_in_months ? { duration_in_months: Number(values.duration_in_months) } : {}),
           })}
