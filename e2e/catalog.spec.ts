@@ -44,6 +44,17 @@ test("catalog: create a product and its price, a problem shown beside its field,
   await expect(page.getByTestId("raw-json")).toContainText('"unit_amount_atom": 1150');
   await expect(page.getByTestId("raw-json")).toContainText('"unit_amount_atom": 1600');
 
+  // More currencies later: one it bills in already is refused beside the field, a new one is added.
+  const addForm = page.getByRole("form", { name: "Add currencies" });
+  await addForm.getByLabel("Currencies to add").fill("eur 10.00");
+  await addForm.getByRole("button", { name: "Add currencies" }).click();
+  await expect(addForm.locator("label", { hasText: "Currencies to add" }).getByRole("alert")).toContainText("already bills in");
+  await expect(page.getByTestId("raw-json")).not.toContainText('"gbp"');
+  await addForm.getByLabel("Currencies to add").fill("GBP 10.00");
+  await addForm.getByRole("button", { name: "Add currencies" }).click();
+  await expect(page.getByTestId("raw-json")).toContainText('"gbp"');
+  await expect(page.getByTestId("raw-json")).toContainText('"unit_amount_atom": 1000');
+
   // Archiving asks first; cancelling changes nothing.
   await page.getByRole("button", { name: "Archive price" }).click();
   const dialog = page.getByRole("dialog", { name: "Archive this price?" });

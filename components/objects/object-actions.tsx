@@ -84,6 +84,36 @@ function AddPrice({ accountId, product }: { accountId: string; product: ApiObjec
   );
 }
 
+/**
+ * A per-unit price's "Add currencies": more currencies it bills in, by the rule of those given at
+ * creation (a currency it already bills in is the API's 422, shown beside the field). A tiered
+ * price's options need their tiers: through the API.
+ */
+function AddCurrencies({ accountId, price }: { accountId: string; price: ApiObject }) {
+  if (price.billing_scheme !== "per_unit") return null;
+  return (
+    <Card title="Add currencies">
+      <ApiForm
+        label="Add currencies"
+        submitLabel="Add currencies"
+        operation="updatePrice"
+        params={{ path: { account_id: accountId, price_id: price.id } }}
+        invalidate={[["prices", accountId]]}
+        fields={[
+          {
+            name: "currency_options",
+            label: "Currencies to add",
+            required: true,
+            hint: "e.g. gbp 16.00; chf 19.50: what customers billed in each pay. A currency's amount is fixed once set.",
+            errorFields: ["currency_options"],
+          },
+        ]}
+        toBody={(values, { locale }) => currencyOptionsBody(values.currency_options ?? "", "unit_amount_atom", locale)}
+      />
+    </Card>
+  );
+}
+
 function RefundPayment({ accountId, payment }: { accountId: string; payment: ApiObject }) {
   const router = useRouter();
   return (
@@ -135,9 +165,12 @@ export function ObjectActions({ accountId, kind, object }: { accountId: string; 
       );
     case "prices":
       return (
-        <div className="flex flex-wrap gap-2">
-          <ArchiveToggle accountId={accountId} kind={kind} object={object} />
-        </div>
+        <>
+          <div className="flex flex-wrap gap-2">
+            <ArchiveToggle accountId={accountId} kind={kind} object={object} />
+          </div>
+          {object.active ? <AddCurrencies accountId={accountId} price={object} /> : null}
+        </>
       );
     case "tax-rates":
       return <TaxRateActions accountId={accountId} rate={object} />;

@@ -180,7 +180,7 @@ export const EVENT_DESCRIPTIONS = {
   "coupon.updated": "A coupon was changed (its name or metadata).",
   "coupon.deleted": "A coupon was deleted; the object is its last state, with `deleted: true`.",
   "price.created": "A price was created.",
-  "price.updated": "A price was changed (its nickname, metadata or active flag).",
+  "price.updated": "A price was changed (its nickname, metadata or active flag, or a currency it bills in was added).",
   "price.deleted": "A price was deleted; the object is its last state, with `deleted: true`.",
   "product.created": "A product was created.",
   "product.updated": "A product was changed.",

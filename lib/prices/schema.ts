@@ -62,12 +62,15 @@ export const PriceCurrencyOptionInput = z
   })
   .meta({ id: "PriceCurrencyOptionInput", example: { unit_amount_atom: 1400 } });
 
+/** How many currencies a price may bill in besides its own (Stripe's limit). */
+export const MAX_CURRENCY_OPTIONS = 40;
+
 /** Lowercase ISO 4217 code (any case on input) → option; at most 40 currencies besides the price's own. */
 export const PriceCurrencyOptionsInput = z
   .record(z.string(), PriceCurrencyOptionInput)
   .superRefine((options, issues) => {
     const codes = Object.keys(options);
-    if (codes.length > 40) issues.addIssue({ code: "custom", message: "At most 40 currency options." });
+    if (codes.length > MAX_CURRENCY_OPTIONS) issues.addIssue({ code: "custom", message: `At most ${MAX_CURRENCY_OPTIONS} currency options.` });
     const seen = new Set<string>();
     for (const code of codes) {
       const parsed = Currency.safeParse(code);
@@ -85,6 +88,44 @@ export const PriceCurrencyOptionsInput = z
     description: "The price in other currencies (Stripe's `currency_options`): currency code → its amount. Customers billed in one of them pay it; no exchange rate is ever applied.",
     example: { eur: { unit_amount_atom: 1400 }, jpy: { unit_amount_atom: 2200 } },
   });
+
+/** A price's terms that its currency options must agree with. */
+type OptionTerms = { currency: string; tiered: boolean; tiers: readonly { up_to: number | null }[] | null };
+type OptionInput = z.output<typeof PriceCurrencyOptionInput>;
+/** A problem of one currency option: its path under `currency_options`; `missing` for a required amount not given. */
+export type OptionProblem = { path: string[]; message: string; missing?: boolean };
+
+/**
+ * What is wrong with currency options given for a price (at its creation, or added later by
+ * `updatePrice`): an option in the price's own currency or in one it already bills in
+ * (`existing`), an amount of the wrong scheme, or tiers with other bounds than the price's. One
+ * rule for both, so that an added currency bills exactly as one given at creation would.
+ */
+export function currencyOptionProblems(price: OptionTerms, options: Record<string, OptionInput>, existing: readonly string[] = []): OptionProblem[] {
+  const problems: OptionProblem[] = [];
+  const bounds = (tiers: readonly { up_to: number | null }[]) => tiers.map((tier) => tier.up_to).join(",");
+  for (const [code, option] of Object.entries(options)) {
+    const at = (field?: string) => (field === undefined ? [code] : [code, field]);
+    if (code.toLowerCase() === price.currency.toLowerCase()) {
+      problems.push({ path: at(), message: `'${code}' is the price's own currency: give its amount at the top level.` });
+    } else if (existing.includes(code.toLowerCase())) {
+      problems.push({ path: at(), message: `The price already bills in '${code}': a currency's amounts are fixed once set; create a new price to change them.` });
+    }
+    if (!price.tiered && option.unit_amount_atom === undefined) problems.push({ path: at("unit_amount_atom"), message: "Required: the price is per_unit.", missing: true });
+    if (!price.tiered && option.tiers !== undefined) problems.push({ path: at("tiers"), message: "Only with billing_scheme tiered." });
+    if (price.tiered && option.unit_amount_atom !== undefined) problems.push({ path: at("unit_amount_atom"), message: "Not allowed with billing_scheme tiered (give tiers)." });
+    if (price.tiered && option.tiers === undefined) problems.push({ path: at("tiers"), message: "Required: the price is tiered.", missing: true });
+    // The same tiers in every currency: only the amounts differ, so a quantity lands in the same tier whatever the currency.
+    if (price.tiered && option.tiers && price.tiers && bounds(option.tiers) !== bounds(price.tiers)) {
+      problems.push({ path: at("tiers"), message: "Must have the price's tiers (the same up_to values, in order); only the amounts differ." });
+    }
+  }
+  // The options given are at most 40 already (PriceCurrencyOptionsInput); added ones count with those the price has.
+  if (existing.length > 0 && existing.length + Object.keys(options).length > MAX_CURRENCY_OPTIONS) {
+    problems.push({ path: [], message: `At most ${MAX_CURRENCY_OPTIONS} currency options; the price has ${existing.length}.` });
+  }
+  return problems;
+}
 
 export const PriceCreateInput = z
   .strictObject({
@@ -124,24 +165,11 @@ export const PriceCreateInput = z
     if (!tiered && (input.tiers !== undefined || input.tiers_mode !== undefined)) {
       issues.addIssue({ code: "custom", path: ["tiers"], message: "Only with billing_scheme tiered." });
     }
-    for (const [code, option] of Object.entries(input.currency_options ?? {})) {
-      const at = (field: string) => ["currency_options", code, field];
-      if (code.toLowerCase() === input.currency.toLowerCase()) {
-        issues.addIssue({ code: "custom", path: ["currency_options", code], message: `'${code}' is the price's own currency: give its amount at the top level.` });
-      }
-      if (!tiered && option.unit_amount_atom === undefined) missing(at("unit_amount_atom"), "Required: the price is per_unit.");
-      if (!tiered && option.tiers !== undefined) issues.addIssue({ code: "custom", path: at("tiers"), message: "Only with billing_scheme tiered." });
-      if (tiered && option.unit_amount_atom !== undefined) {
-        issues.addIssue({ code: "custom", path: at("unit_amount_atom"), message: "Not allowed with billing_scheme tiered (give tiers)." });
-      }
-      if (tiered && option.tiers === undefined) missing(at("tiers"), "Required: the price is tiered.");
-      if (tiered && option.tiers && input.tiers) {
-        // The same tiers in every currency: only the amounts differ, so a quantity lands in the same tier whatever the currency.
-        const bounds = (tiers: readonly { up_to: number | null }[]) => tiers.map((tier) => tier.up_to).join(",");
-        if (bounds(option.tiers) !== bounds(input.tiers)) {
-          issues.addIssue({ code: "custom", path: at("tiers"), message: "Must have the price's tiers (the same up_to values, in order); only the amounts differ." });
-        }
-      }
+    const terms = { currency: input.currency, tiered, tiers: input.tiers ?? null };
+    for (const problem of currencyOptionProblems(terms, input.currency_options ?? {})) {
+      const path = ["currency_options", ...problem.path];
+      if (problem.missing) missing(path, problem.message);
+      else issues.addIssue({ code: "custom", path, message: problem.message });
     }
     const metered = input.recurring?.usage_type === "metered";
     if (metered && input.recurring?.meter === undefined) {
@@ -177,7 +205,11 @@ export const PriceUpdateInput = z
     billing_scheme: immutable("billing_scheme"),
     tiers_mode: immutable("tiers_mode"),
     tiers: immutable("tiers"),
-    currency_options: immutable("currency_options"),
+    currency_options: PriceCurrencyOptionsInput.optional().meta({
+      description:
+        "Adds currencies the price bills in (Stripe's `currency_options`), each as at creation. A currency the price already bills in is a 422: its amounts are fixed once set, as `unit_amount_atom` is (create a new price to change them). Nothing a customer was billed changes.",
+      example: { gbp: { unit_amount_atom: 1300 } },
+    }),
   })
   .meta({ id: "PriceUpdateInput" });
 

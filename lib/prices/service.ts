@@ -12,7 +12,7 @@ import { newId } from "@/lib/ids";
 import { lockProductForPrice } from "@/lib/products/service";
 import { one } from "@/lib/rows";
 import { patchRecord } from "@/lib/schemas";
-import type { PRICE_TYPES, PriceCreateInput, PriceUpdateInput } from "./schema";
+import { currencyOptionProblems, type PRICE_TYPES, type PriceCreateInput, type PriceCurrencyOptionsInput, type PriceUpdateInput } from "./schema";
 import { serializePrice, type PriceRow } from "./serialize";
 import { tiersProblem } from "./tiers";
 
@@ -26,6 +26,38 @@ async function requireActiveMeter(tx: ChangeTransaction, accountId: string, mete
     const message = meter ? `Meter '${meterId}' is inactive.` : `No such meter: '${meterId}'.`;
     throw validationFailed([{ field: "recurring.meter", message }], message);
   }
+}
+
+/** Currency options as stored: the amounts given, `tax_behavior` defaulted. */
+function storedOptions(options: z.output<typeof PriceCurrencyOptionsInput>): PriceRow["currencyOptions"] {
+  return Object.fromEntries(
+    Object.entries(options).map(([code, option]) => [
+      code,
+      {
+        ...(option.unit_amount_atom === undefined ? {} : { unit_amount_atom: option.unit_amount_atom }),
+        ...(option.tiers === undefined ? {} : { tiers: option.tiers }),
+        tax_behavior: option.tax_behavior ?? ("unspecified" as const),
+      },
+    ]),
+  );
+}
+
+/**
+ * Currencies added to a price (docs/billing.md, "Currency options"): checked by the rule options
+ * given at creation follow, against the price's own terms and the currencies it already bills in.
+ * Only additions: an amount a customer may already have been billed never changes.
+ */
+function addedOptions(price: PriceRow, added: z.output<typeof PriceCurrencyOptionsInput> | undefined): PriceRow["currencyOptions"] {
+  if (added === undefined || Object.keys(added).length === 0) return price.currencyOptions;
+  const terms = { currency: price.currency, tiered: price.billingScheme === "tiered", tiers: price.tiers };
+  const problems = currencyOptionProblems(terms, added, Object.keys(price.currencyOptions));
+  if (problems.length > 0) {
+    throw validationFailed(
+      problems.map((problem) => ({ field: ["currency_options", ...problem.path].join("."), message: problem.message })),
+      problems[0]!.message,
+    );
+  }
+  return { ...price.currencyOptions, ...storedOptions(added) };
 }
 
 const live = (accountId: string) => and(eq(prices.accountId, accountId), isNull(prices.deletedAt));
@@ -43,16 +75,7 @@ export async function createPrice({ ctx, input }: Verb<z.output<typeof PriceCrea
     // The tiers' order is the domain's rule (lib/prices/tiers.ts), checked before anything is written.
     const problem = input.tiers ? tiersProblem(input.tiers) : null;
     if (problem) throw validationFailed([{ field: "tiers", message: problem }], problem);
-    const currencyOptions = Object.fromEntries(
-      Object.entries(input.currency_options ?? {}).map(([code, option]) => [
-        code,
-        {
-          ...(option.unit_amount_atom === undefined ? {} : { unit_amount_atom: option.unit_amount_atom }),
-          ...(option.tiers === undefined ? {} : { tiers: option.tiers }),
-          tax_behavior: option.tax_behavior ?? ("unspecified" as const),
-        },
-      ]),
-    );
+    const currencyOptions = storedOptions(input.currency_options ?? {});
     const meterId = input.recurring?.meter ?? null;
     if (meterId !== null) await requireActiveMeter(tx, ctx.accountId, meterId);
     const now = ctx.now();
@@ -118,11 +141,13 @@ export async function updatePrice({
       nickname: changes.nickname === undefined ? before.nickname : changes.nickname,
       active: changes.active ?? before.active,
       metadata: patchRecord(before.metadata, changes.metadata),
+      currencyOptions: addedOptions(before, changes.currency_options),
     };
     const unchanged =
       next.nickname === before.nickname &&
       next.active === before.active &&
-      JSON.stringify(next.metadata) === JSON.stringify(before.metadata);
+      JSON.stringify(next.metadata) === JSON.stringify(before.metadata) &&
+      next.currencyOptions === before.currencyOptions;
     // No state change, no event.
     if (unchanged) return before;
 

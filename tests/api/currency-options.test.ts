@@ -129,9 +129,46 @@ describe("a price's currency options", () => {
     expect(JSON.stringify(response.body.errors)).toContain("currency_options.eur.tiers");
   });
 
-  it("are immutable like the price's amount", async () => {
-    const response = await client.post(path("updatePrice", { price_id: monthly.id }), { currency_options: { gbp: { unit_amount_atom: 1600 } } });
-    expectProblem(response, 422);
+  it("can be added later, and then bill that currency; a currency already priced stays as it is", async () => {
+    const price = await ok(client.post(path("createPrice"), { product, currency: "usd", unit_amount_atom: 2000, type: "recurring", recurring: { interval: "month" }, currency_options: { eur: { unit_amount_atom: 1850 } } }));
+    const update = (body: object) => client.post(path("updatePrice", { price_id: price.id }), body);
+    const events = async () => (await ok(client.get(`${path("listEvents")}?aggregate_id=${price.id}` as ApiPath<"get">))).items.map((event: Json) => event.type);
+    const gbpCustomer = await customer({ currency: "gbp" });
+    expectProblem(await subscribe(gbpCustomer.id, price.id), 422);
+
+    // Refused, nothing changed: a currency it bills in already (its amounts are fixed), its own, a per-unit option without its amount.
+    const again = await update({ currency_options: { eur: { unit_amount_atom: 1700 }, gbp: { unit_amount_atom: 1600 } } });
+    expectProblem(again, 422, /already bills in 'eur'/);
+    expect(again.body.errors).toEqual([{ field: "currency_options.eur", message: expect.stringMatching(/create a new price/) }]);
+    expect((await update({ currency_options: { usd: { unit_amount_atom: 1900 } } })).body.errors).toEqual([{ field: "currency_options.usd", message: expect.stringMatching(/own currency/) }]);
+    expect((await update({ currency_options: { gbp: { tax_behavior: "exclusive" } } })).body.errors).toEqual([{ field: "currency_options.gbp.unit_amount_atom", message: "Required: the price is per_unit." }]);
+    expect(await ok(client.get(path("getPrice", { price_id: price.id })))).toEqual(price);
+    expect(await events()).toEqual(["price.created"]);
+
+    // Added: shown beside the others, one price.updated, and a GBP customer is billed its amount.
+    const added = await ok(update({ currency_options: { GBP: { unit_amount_atom: 1600 } } }));
+    expect(added.currency_options).toEqual({
+      usd: { unit_amount_atom: 2000, tiers: null, tax_behavior: "unspecified" },
+      eur: { unit_amount_atom: 1850, tiers: null, tax_behavior: "unspecified" },
+      gbp: { unit_amount_atom: 1600, tiers: null, tax_behavior: "unspecified" },
+    });
+    expect(await events()).toEqual(["price.updated", "price.created"]);
+    const subscription = await ok(subscribe(gbpCustomer.id, price.id));
+    expect(await invoice(subscription.latest_invoice)).toMatchObject({ currency: "gbp", subtotal_atom: 1600 });
+    // Adding nothing new changes nothing.
+    expect(await ok(update({ currency_options: {} }))).toEqual(added);
+    expect(await events()).toEqual(["price.updated", "price.created"]);
+  });
+
+  it("a tiered price's added currency keeps its bounds", async () => {
+    const tiers = [{ up_to: 10, unit_amount_atom: 100 }, { up_to: null, unit_amount_atom: 50 }];
+    const price = await ok(client.post(path("createPrice"), { product, currency: "usd", type: "one_time", billing_scheme: "tiered", tiers_mode: "volume", tiers }));
+    const update = (body: object) => client.post(path("updatePrice", { price_id: price.id }), body);
+    const bounds = await update({ currency_options: { eur: { tiers: [{ up_to: 5, unit_amount_atom: 90 }, { up_to: null, unit_amount_atom: 45 }] } } });
+    expectProblem(bounds, 422);
+    expect(bounds.body.errors.map((error: Json) => error.field)).toEqual(["currency_options.eur.tiers"]);
+    const added = await ok(update({ currency_options: { eur: { tiers: [{ up_to: 10, unit_amount_atom: 90 }, { up_to: null, unit_amount_atom: 45 }] } } }));
+    expect(added.currency_options.eur.tiers).toEqual([{ up_to: 10, unit_amount_atom: 90, flat_amount_atom: 0 }, { up_to: null, unit_amount_atom: 45, flat_amount_atom: 0 }]);
   });
 });
 

@@ -6777,7 +6777,7 @@ export type webhooks = {
         put?: never;
         /**
          * price.updated
-         * @description A price was changed (its nickname, metadata or active flag). `data.object` is the price. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         * @description A price was changed (its nickname, metadata or active flag, or a currency it bills in was added). `data.object` is the price. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
          */
         post: operations["priceUpdatedWebhook"];
         delete?: never;
@@ -8318,8 +8318,15 @@ export type components = {
             tiers_mode?: unknown;
             /** @description Immutable: sending it is a 422; create a new price instead. */
             tiers?: unknown;
-            /** @description Immutable: sending it is a 422; create a new price instead. */
-            currency_options?: unknown;
+            /**
+             * @description Adds currencies the price bills in (Stripe's `currency_options`), each as at creation. A currency the price already bills in is a 422: its amounts are fixed once set, as `unit_amount_atom` is (create a new price to change them). Nothing a customer was billed changes.
+             * @example {
+             *       "gbp": {
+             *         "unit_amount_atom": 1300
+             *       }
+             *     }
+             */
+            currency_options?: components["schemas"]["PriceCurrencyOptionsInput"];
         };
         PaymentIntentCreateInput: {
             /**
@@ -15516,32 +15523,32 @@ export type components = {
         Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["PaymentMethodAttachedEvent"] | components["schemas"]["PaymentMethodDetachedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["DisputeClosedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"] | components["schemas"]["CreditGrantCreatedEvent"] | components["schemas"]["CreditGrantAppliedEvent"] | components["schemas"]["CreditGrantDepletedEvent"] | components["schemas"]["CreditGrantExpiredEvent"] | components["schemas"]["CreditGrantVoidedEvent"] | components["schemas"]["CreditGrantReinstatedEvent"] | components["schemas"]["ApiKeyRolledEvent"] | components["schemas"]["AlertTriggeredEvent"] | components["schemas"]["AlertResolvedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbk1xtfrdhx0wqdmc820thg1p",
+         *       "id": "evt_prod_06h2m4gjjz1wdvt9daqg200k4rast",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
+         *       "aggregate_id": "py_prod_06h2m4gjgfw9ja69sf7yrb67sv8ty",
          *       "data": {
-         *         "id": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
+         *         "id": "py_prod_06h2m4gjgfw9ja69sf7yrb67sv8ty",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T19:00:46.593Z",
+         *         "created": "2026-11-30T01:29:17.187Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
+         *         "payment_intent": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
          *         "payment_method": "pm_card_visa",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbjyhme73335wvt1qp9e4gcar",
-         *       "request_id": "req_prod_06h2hbjyhme73335wvt1qp9e4gcar",
+         *       "correlation_id": "req_prod_06h2m4ghgs44p9r86c5pn9zv0zq3e",
+         *       "request_id": "req_prod_06h2m4ghgs44p9r86c5pn9zv0zq3e",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:00:46.702Z",
+         *       "created": "2026-11-30T01:29:17.207Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         PaymentSucceededEvent: {
@@ -15586,32 +15593,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbmc7r8vmka1je0rs6hbrk8xg",
+         *       "id": "evt_prod_06h2m4hbfxmm2jv5szgns5mkqhj1g",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2hbmc7ba2vtksf54fk136h0t3g",
+         *       "aggregate_id": "py_prod_06h2m4hbepawhqn0962hv8y41ajbe",
          *       "data": {
-         *         "id": "py_prod_06h2hbmc7ba2vtksf54fk136h0t3g",
+         *         "id": "py_prod_06h2m4hbepawhqn0962hv8y41ajbe",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-29T19:00:57.530Z",
+         *         "created": "2026-11-30T01:29:23.573Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2hbmbz2r4m93enwnwdzzgafqy4",
+         *         "payment_intent": "pi_prod_06h2m4hb5c54exxfjcxtdyypeg550",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbmbnf7hc8jwwd23paqtaqa28",
-         *       "request_id": "req_prod_06h2hbmbnf7hc8jwwd23paqtaqa28",
+         *       "correlation_id": "req_prod_06h2m4hb29ya9cmz63cr88waxcf9e",
+         *       "request_id": "req_prod_06h2m4hb29ya9cmz63cr88waxcf9e",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:00:57.535Z",
+         *       "created": "2026-11-30T01:29:23.583Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         PaymentFailedEvent: {
@@ -15656,44 +15663,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbmvcpa49qjzmnwz21nps7e8e",
+         *       "id": "evt_prod_06h2m4he86xe3wqe0rfpne35h5b0c",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2hbmabr290ztyedns8xs4q031c",
+         *       "aggregate_id": "py_prod_06h2m4haj9ymqewpke42zfj7t8hb0",
          *       "data": {
-         *         "id": "py_prod_06h2hbmabr290ztyedns8xs4q031c",
+         *         "id": "py_prod_06h2m4haj9ymqewpke42zfj7t8hb0",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-29T19:00:57.054Z",
+         *         "created": "2026-11-30T01:29:23.346Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2hbm9vvr8y86tgdcas0sz364e8",
+         *         "payment_intent": "pi_prod_06h2m4hadrrkg6cctc4vx12cz465t",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h2hbmabr290ztyedns8xs4q031c",
+         *         "id": "py_prod_06h2m4haj9ymqewpke42zfj7t8hb0",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T19:00:57.054Z",
+         *         "created": "2026-11-30T01:29:23.346Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2hbm9vvr8y86tgdcas0sz364e8",
+         *         "payment_intent": "pi_prod_06h2m4hadrrkg6cctc4vx12cz465t",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbmt0qwm62daax09nv8grcdyc",
-         *       "request_id": "req_prod_06h2hbmt0qwm62daax09nv8grcdyc",
+         *       "correlation_id": "req_prod_06h2m4hdygp25tj217tf50xcpfwea",
+         *       "request_id": "req_prod_06h2m4hdygp25tj217tf50xcpfwea",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:01:01.414Z",
+         *       "created": "2026-11-30T01:29:24.289Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         PaymentRefundedEvent: {
@@ -15738,29 +15745,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbptgttmn3nyxk4fs7djp0vdg",
+         *       "id": "evt_prod_06h2m4jasm12wa3wmd75efdzn45y6",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
+         *       "aggregate_id": "cs_prod_06h2m4jasfmftn8fmn6zq8f8h2xec",
          *       "data": {
-         *         "id": "cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
-         *         "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
+         *         "id": "cs_prod_06h2m4jasfmftn8fmn6zq8f8h2xec",
+         *         "url": "http://127.0.0.1:46319/checkout/cs_prod_06h2m4jasfmftn8fmn6zq8f8h2xec",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T19:01:17.512Z",
+         *         "created": "2026-11-30T01:29:31.592Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T19:01:17.512Z",
+         *         "updated": "2026-11-30T01:29:31.592Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T19:01:17.512Z",
+         *         "expires_at": "2026-12-01T01:29:31.592Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15778,13 +15785,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbpt72c5t5qkxfkp4x4g2t9b8",
-         *       "request_id": "req_prod_06h2hbpt72c5t5qkxfkp4x4g2t9b8",
+         *       "correlation_id": "req_prod_06h2m4jarqwrmr2vwtfc8x37z1vk4",
+         *       "request_id": "req_prod_06h2m4jarqwrmr2vwtfc8x37z1vk4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:01:17.574Z",
+         *       "created": "2026-11-30T01:29:31.597Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -15829,19 +15836,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbpxnqgbk8fjjy71g51rpsgbe",
+         *       "id": "evt_prod_06h2m4jbt5y6nxq4syh85t7bhpcq6",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
+         *       "aggregate_id": "cs_prod_06h2m4jbnqtckg7nt0qhpzwdtgwmj",
          *       "data": {
-         *         "id": "cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
-         *         "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
+         *         "id": "cs_prod_06h2m4jbnqtckg7nt0qhpzwdtgwmj",
+         *         "url": "http://127.0.0.1:46319/checkout/cs_prod_06h2m4jbnqtckg7nt0qhpzwdtgwmj",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T19:01:18.248Z",
+         *         "created": "2026-11-30T01:29:31.818Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T19:01:18.374Z",
+         *         "updated": "2026-11-30T01:29:31.856Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -15850,10 +15857,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T19:01:18.248Z",
+         *         "expires_at": "2026-12-01T01:29:31.818Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15870,24 +15877,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
-         *         "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
+         *         "id": "cs_prod_06h2m4jbnqtckg7nt0qhpzwdtgwmj",
+         *         "url": "http://127.0.0.1:46319/checkout/cs_prod_06h2m4jbnqtckg7nt0qhpzwdtgwmj",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T19:01:18.248Z",
+         *         "created": "2026-11-30T01:29:31.818Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T19:01:18.248Z",
+         *         "updated": "2026-11-30T01:29:31.818Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T19:01:18.248Z",
+         *         "expires_at": "2026-12-01T01:29:31.818Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15904,13 +15911,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbpxhq01xeeg5dtty74czhbf2",
-         *       "request_id": "req_prod_06h2hbpxhq01xeeg5dtty74czhbf2",
+         *       "correlation_id": "req_prod_06h2m4jbsh3f61fffgq1yv0ggwc1w",
+         *       "request_id": "req_prod_06h2m4jbsh3f61fffgq1yv0ggwc1w",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:01:18.385Z",
+         *       "created": "2026-11-30T01:29:31.858Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -15955,20 +15962,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbpymcdtj378bsgbqsy4skpgg",
+         *       "id": "evt_prod_06h2m4jbxfcwyfvwc49ywzt4077jp",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
+         *       "aggregate_id": "cs_prod_06h2m4jbnqtckg7nt0qhpzwdtgwmj",
          *       "data": {
-         *         "id": "cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
-         *         "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
+         *         "id": "cs_prod_06h2m4jbnqtckg7nt0qhpzwdtgwmj",
+         *         "url": "http://127.0.0.1:46319/checkout/cs_prod_06h2m4jbnqtckg7nt0qhpzwdtgwmj",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T19:01:18.248Z",
+         *         "created": "2026-11-30T01:29:31.818Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-29T19:01:18.620Z",
+         *         "updated": "2026-11-30T01:29:31.881Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -15977,10 +15984,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T19:01:18.248Z",
+         *         "expires_at": "2026-12-01T01:29:31.818Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15997,14 +16004,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
-         *         "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
+         *         "id": "cs_prod_06h2m4jbnqtckg7nt0qhpzwdtgwmj",
+         *         "url": "http://127.0.0.1:46319/checkout/cs_prod_06h2m4jbnqtckg7nt0qhpzwdtgwmj",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T19:01:18.248Z",
+         *         "created": "2026-11-30T01:29:31.818Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T19:01:18.374Z",
+         *         "updated": "2026-11-30T01:29:31.856Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16013,10 +16020,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T19:01:18.248Z",
+         *         "expires_at": "2026-12-01T01:29:31.818Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -16033,13 +16040,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbpyhrqe8373gb0cb6mh3hmx2",
-         *       "request_id": "req_prod_06h2hbpyhrqe8373gb0cb6mh3hmx2",
+         *       "correlation_id": "req_prod_06h2m4jbwrgvattptcktpz5zqh318",
+         *       "request_id": "req_prod_06h2m4jbwrgvattptcktpz5zqh318",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T19:01:18.628Z",
+         *       "created": "2026-11-30T01:29:31.883Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -16084,29 +16091,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbpwg2cgf6d2rkt36t4sbz8br",
+         *       "id": "evt_prod_06h2m4jbgswxd3snca39zdmxqgs92",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
+         *       "aggregate_id": "cs_prod_06h2m4jasfmftn8fmn6zq8f8h2xec",
          *       "data": {
-         *         "id": "cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
-         *         "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
+         *         "id": "cs_prod_06h2m4jasfmftn8fmn6zq8f8h2xec",
+         *         "url": "http://127.0.0.1:46319/checkout/cs_prod_06h2m4jasfmftn8fmn6zq8f8h2xec",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-29T19:01:17.512Z",
+         *         "created": "2026-11-30T01:29:31.592Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T19:01:18.078Z",
+         *         "updated": "2026-11-30T01:29:31.780Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbpw0affj0qbf6waxzxhr26tt",
+         *         "customer": "cus_prod_06h2m4jb7tv1a7x49jm510pwwdtsp",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T19:01:17.512Z",
+         *         "expires_at": "2026-12-01T01:29:31.592Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -16114,33 +16121,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-29T19:01:18.078Z",
+         *         "completed_at": "2026-11-30T01:29:31.780Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h2hbpw6ne1sfw79y7yvbm7nv6b8",
+         *         "payment_intent": "pi_prod_06h2m4jbaq2paencf521v9a6k4pbt",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
-         *         "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
+         *         "id": "cs_prod_06h2m4jasfmftn8fmn6zq8f8h2xec",
+         *         "url": "http://127.0.0.1:46319/checkout/cs_prod_06h2m4jasfmftn8fmn6zq8f8h2xec",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T19:01:17.512Z",
+         *         "created": "2026-11-30T01:29:31.592Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T19:01:17.512Z",
+         *         "updated": "2026-11-30T01:29:31.592Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T19:01:17.512Z",
+         *         "expires_at": "2026-12-01T01:29:31.592Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -16157,13 +16164,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbpvfc53bs9zbzwfnm55nzbs0",
-         *       "request_id": "req_prod_06h2hbpvfc53bs9zbzwfnm55nzbs0",
+         *       "correlation_id": "req_prod_06h2m4jayxr65s5rdpddc4mc8yvgr",
+         *       "request_id": "req_prod_06h2m4jayxr65s5rdpddc4mc8yvgr",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:01:18.080Z",
+         *       "created": "2026-11-30T01:29:31.782Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h2hbpw0affj0qbf6waxzxhr26tt"
+         *       "actor_id": "cus_prod_06h2m4jb7tv1a7x49jm510pwwdtsp"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -16208,29 +16215,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbq44c4gy1jts0zhe5f7mp22p",
+         *       "id": "evt_prod_06h2m4jdb0517jj9a5e9gavvgghb6",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2hbpyxs1wpw04h3gf57vbn3qk8",
+         *       "aggregate_id": "cs_prod_06h2m4jc1ehp99ev0ftp92gcpdn1r",
          *       "data": {
-         *         "id": "cs_prod_06h2hbpyxs1wpw04h3gf57vbn3qk8",
-         *         "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbpyxs1wpw04h3gf57vbn3qk8",
+         *         "id": "cs_prod_06h2m4jc1ehp99ev0ftp92gcpdn1r",
+         *         "url": "http://127.0.0.1:46319/checkout/cs_prod_06h2m4jc1ehp99ev0ftp92gcpdn1r",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-29T19:01:18.683Z",
+         *         "created": "2026-11-30T01:29:31.913Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T19:01:18.683Z",
+         *         "updated": "2026-12-01T01:29:31.913Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-11-30T19:01:18.683Z",
-         *         "expires_at": "2026-11-30T19:01:18.683Z",
+         *         "expired_at": "2026-12-01T01:29:31.913Z",
+         *         "expires_at": "2026-12-01T01:29:31.913Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -16247,24 +16254,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2hbpyxs1wpw04h3gf57vbn3qk8",
-         *         "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbpyxs1wpw04h3gf57vbn3qk8",
+         *         "id": "cs_prod_06h2m4jc1ehp99ev0ftp92gcpdn1r",
+         *         "url": "http://127.0.0.1:46319/checkout/cs_prod_06h2m4jc1ehp99ev0ftp92gcpdn1r",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-29T19:01:18.683Z",
+         *         "created": "2026-11-30T01:29:31.913Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T19:01:18.683Z",
+         *         "updated": "2026-11-30T01:29:31.913Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T19:01:18.683Z",
+         *         "expires_at": "2026-12-01T01:29:31.913Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -16281,11 +16288,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbpzzy6f4sfv0k1m8jzk5cpjt",
+         *       "correlation_id": "req_prod_06h2m4jc5ba3amajb4j832kr579dw",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T19:01:18.683Z",
+         *       "created": "2026-12-01T01:29:31.913Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -16332,17 +16339,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbk04f3rtq90spchakks45fwm",
+         *       "id": "evt_prod_06h2m4ghpa1abcnxnaa0ckt3sr1b0",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
+         *       "aggregate_id": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
          *       "data": {
-         *         "id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
+         *         "id": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T19:00:46.222Z",
+         *         "created": "2026-11-30T01:29:16.954Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T19:00:46.222Z",
+         *         "updated": "2026-11-30T01:29:16.954Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16357,13 +16364,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbjyhme73335wvt1qp9e4gcar",
-         *       "request_id": "req_prod_06h2hbjyhme73335wvt1qp9e4gcar",
+         *       "correlation_id": "req_prod_06h2m4ghgs44p9r86c5pn9zv0zq3e",
+         *       "request_id": "req_prod_06h2m4ghgs44p9r86c5pn9zv0zq3e",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:00:46.243Z",
+         *       "created": "2026-11-30T01:29:16.978Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -16408,17 +16415,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbk1dgk19w67e7rtcrhettfr2",
+         *       "id": "evt_prod_06h2m4gjecrwprmt9ehpjbk7x2800",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
+         *       "aggregate_id": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
          *       "data": {
-         *         "id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
+         *         "id": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T19:00:46.222Z",
+         *         "created": "2026-11-30T01:29:16.954Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T19:00:46.533Z",
+         *         "updated": "2026-11-30T01:29:17.166Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16432,12 +16439,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
+         *         "id": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T19:00:46.222Z",
+         *         "created": "2026-11-30T01:29:16.954Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T19:00:46.279Z",
+         *         "updated": "2026-11-30T01:29:17.026Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16451,13 +16458,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbjyhme73335wvt1qp9e4gcar",
-         *       "request_id": "req_prod_06h2hbjyhme73335wvt1qp9e4gcar",
+         *       "correlation_id": "req_prod_06h2m4ghgs44p9r86c5pn9zv0zq3e",
+         *       "request_id": "req_prod_06h2m4ghgs44p9r86c5pn9zv0zq3e",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:00:46.572Z",
+         *       "created": "2026-11-30T01:29:17.172Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -16502,19 +16509,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbmdvz2he9yqbyas44d5g2p94",
+         *       "id": "evt_prod_06h2m4hc38tks43xbd9zcwkkf4a24",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2hbmdrhzhga1q32kr1bys4p946",
+         *       "aggregate_id": "pi_prod_06h2m4hbzrnkw5qya4ecw9ec9jqy0",
          *       "data": {
-         *         "id": "pi_prod_06h2hbmdrhzhga1q32kr1bys4p946",
+         *         "id": "pi_prod_06h2m4hbzrnkw5qya4ecw9ec9jqy0",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-29T19:00:57.924Z",
+         *         "created": "2026-11-30T01:29:23.710Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T19:00:57.946Z",
+         *         "updated": "2026-11-30T01:29:23.734Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16526,14 +16533,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2hbmdrhzhga1q32kr1bys4p946",
+         *         "id": "pi_prod_06h2m4hbzrnkw5qya4ecw9ec9jqy0",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-29T19:00:57.924Z",
+         *         "created": "2026-11-30T01:29:23.710Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T19:00:57.924Z",
+         *         "updated": "2026-11-30T01:29:23.710Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16545,13 +16552,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbmdmdfs8718kyhqd43aggesp",
-         *       "request_id": "req_prod_06h2hbmdmdfs8718kyhqd43aggesp",
+         *       "correlation_id": "req_prod_06h2m4hbw3rdyrzp6tdnrhk79xfbm",
+         *       "request_id": "req_prod_06h2m4hbw3rdyrzp6tdnrhk79xfbm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:00:57.951Z",
+         *       "created": "2026-11-30T01:29:23.738Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -16596,19 +16603,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbmjm9cxsab0fksby6aj2w7v0",
+         *       "id": "evt_prod_06h2m4hcga46kkagvzsenvfbp4xbp",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2hbmj4m33g70vbyzth5w9yta6y",
+         *       "aggregate_id": "pi_prod_06h2m4hcertz0wd920q96q2b6jgf8",
          *       "data": {
-         *         "id": "pi_prod_06h2hbmj4m33g70vbyzth5w9yta6y",
+         *         "id": "pi_prod_06h2m4hcertz0wd920q96q2b6jgf8",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T19:00:59.045Z",
+         *         "created": "2026-11-30T01:29:23.830Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T19:00:59.147Z",
+         *         "updated": "2026-11-30T01:29:23.839Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16620,14 +16627,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2hbmj4m33g70vbyzth5w9yta6y",
+         *         "id": "pi_prod_06h2m4hcertz0wd920q96q2b6jgf8",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T19:00:59.045Z",
+         *         "created": "2026-11-30T01:29:23.830Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T19:00:59.115Z",
+         *         "updated": "2026-11-30T01:29:23.835Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16639,13 +16646,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbmhrke5ssdkwfq29ckja4wka",
-         *       "request_id": "req_prod_06h2hbmhrke5ssdkwfq29ckja4wka",
+         *       "correlation_id": "req_prod_06h2m4hcdq7e2ys675n6rk8b5pdy8",
+         *       "request_id": "req_prod_06h2m4hcdq7e2ys675n6rk8b5pdy8",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T19:00:59.170Z",
+         *       "created": "2026-11-30T01:29:23.842Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -16690,17 +16697,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbk21ehbc6y0pek04zr56cqpw",
+         *       "id": "evt_prod_06h2m4gjre3p0d8d6738wh0sbtdjr",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
+         *       "aggregate_id": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
          *       "data": {
-         *         "id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
+         *         "id": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-29T19:00:46.222Z",
+         *         "created": "2026-11-30T01:29:16.954Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T19:00:46.710Z",
+         *         "updated": "2026-11-30T01:29:17.243Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16714,12 +16721,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
+         *         "id": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T19:00:46.222Z",
+         *         "created": "2026-11-30T01:29:16.954Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T19:00:46.533Z",
+         *         "updated": "2026-11-30T01:29:17.166Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16733,13 +16740,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbjyhme73335wvt1qp9e4gcar",
-         *       "request_id": "req_prod_06h2hbjyhme73335wvt1qp9e4gcar",
+         *       "correlation_id": "req_prod_06h2m4ghgs44p9r86c5pn9zv0zq3e",
+         *       "request_id": "req_prod_06h2m4ghgs44p9r86c5pn9zv0zq3e",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T19:00:46.731Z",
+         *       "created": "2026-11-30T01:29:17.251Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -16784,23 +16791,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbmkyhe8ghm1p2tft6ytdr2yr",
+         *       "id": "evt_prod_06h2m4hcyem7n6swbvb9jctdhsw34",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2hbmj4m33g70vbyzth5w9yta6y",
+         *       "aggregate_id": "pi_prod_06h2m4hcertz0wd920q96q2b6jgf8",
          *       "data": {
-         *         "id": "pi_prod_06h2hbmj4m33g70vbyzth5w9yta6y",
+         *         "id": "pi_prod_06h2m4hcertz0wd920q96q2b6jgf8",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-29T19:00:59.045Z",
+         *         "created": "2026-11-30T01:29:23.830Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T19:00:59.500Z",
+         *         "updated": "2026-11-30T01:29:23.939Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-29T19:00:59.500Z",
+         *         "canceled_at": "2026-11-30T01:29:23.939Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -16808,14 +16815,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2hbmj4m33g70vbyzth5w9yta6y",
+         *         "id": "pi_prod_06h2m4hcertz0wd920q96q2b6jgf8",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-29T19:00:59.045Z",
+         *         "created": "2026-11-30T01:29:23.830Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T19:00:59.147Z",
+         *         "updated": "2026-11-30T01:29:23.839Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16827,13 +16834,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbmkmrzj6jrj97cfjj2qs32wm",
-         *       "request_id": "req_prod_06h2hbmkmrzj6jrj97cfjj2qs32wm",
+         *       "correlation_id": "req_prod_06h2m4hcsb3rv3arb5e10swjd5aat",
+         *       "request_id": "req_prod_06h2m4hcsb3rv3arb5e10swjd5aat",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T19:00:59.509Z",
+         *       "created": "2026-11-30T01:29:23.955Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -16878,19 +16885,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbmcd04jx3edyzwfyn9fzpqf8",
+         *       "id": "evt_prod_06h2m4hbj6wzwv9ak661x49cawb22",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2hbmbz2r4m93enwnwdzzgafqy4",
+         *       "aggregate_id": "pi_prod_06h2m4hb5c54exxfjcxtdyypeg550",
          *       "data": {
-         *         "id": "pi_prod_06h2hbmbz2r4m93enwnwdzzgafqy4",
+         *         "id": "pi_prod_06h2m4hb5c54exxfjcxtdyypeg550",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-29T19:00:57.464Z",
+         *         "created": "2026-11-30T01:29:23.499Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T19:00:57.546Z",
+         *         "updated": "2026-11-30T01:29:23.587Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16902,14 +16909,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2hbmbz2r4m93enwnwdzzgafqy4",
+         *         "id": "pi_prod_06h2m4hb5c54exxfjcxtdyypeg550",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T19:00:57.464Z",
+         *         "created": "2026-11-30T01:29:23.499Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T19:00:57.510Z",
+         *         "updated": "2026-11-30T01:29:23.562Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16921,13 +16928,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbmbnf7hc8jwwd23paqtaqa28",
-         *       "request_id": "req_prod_06h2hbmbnf7hc8jwwd23paqtaqa28",
+         *       "correlation_id": "req_prod_06h2m4hb29ya9cmz63cr88waxcf9e",
+         *       "request_id": "req_prod_06h2m4hb29ya9cmz63cr88waxcf9e",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T19:00:57.577Z",
+         *       "created": "2026-11-30T01:29:23.601Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -16972,19 +16979,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbmgejg1rtbeyycasdepex5qy",
+         *       "id": "evt_prod_06h2m4hca9a54s8kdy8q0vt1wyk56",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2hbmev7adr2jxwypqxm72qqx5e",
+         *       "aggregate_id": "pi_prod_06h2m4hc7144aq0y7p9vczs6949jy",
          *       "data": {
-         *         "id": "pi_prod_06h2hbmev7adr2jxwypqxm72qqx5e",
+         *         "id": "pi_prod_06h2m4hc7144aq0y7p9vczs6949jy",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-29T19:00:58.201Z",
+         *         "created": "2026-11-30T01:29:23.768Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T19:00:58.592Z",
+         *         "updated": "2026-11-30T01:29:23.780Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16996,14 +17003,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2hbmev7adr2jxwypqxm72qqx5e",
+         *         "id": "pi_prod_06h2m4hc7144aq0y7p9vczs6949jy",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-29T19:00:58.201Z",
+         *         "created": "2026-11-30T01:29:23.768Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T19:00:58.292Z",
+         *         "updated": "2026-11-30T01:29:23.771Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -17015,13 +17022,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbmegkr7bbkr9550bv74mwpwp",
-         *       "request_id": "req_prod_06h2hbmegkr7bbkr9550bv74mwpwp",
+         *       "correlation_id": "req_prod_06h2m4hc6gbwk6s21229z2y5hnwst",
+         *       "request_id": "req_prod_06h2m4hc6gbwk6s21229z2y5hnwst",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T19:00:58.617Z",
+         *       "created": "2026-11-30T01:29:23.794Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -17066,48 +17073,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbp45qwczsxpctd3k2xpe7rwg",
+         *       "id": "evt_prod_06h2m4j2dt89d8g00q4nfxf3zjfrc",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
+         *       "aggregate_id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
          *       "data": {
-         *         "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
+         *         "id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
-         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
+         *             "id": "si_prod_06h2m4j21jwx6ktsm36ycjn56kz8e",
+         *             "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T19:01:11.714Z",
-         *         "updated": "2026-11-29T19:01:11.714Z",
+         *         "created": "2026-11-30T01:29:29.327Z",
+         *         "updated": "2026-11-30T01:29:29.327Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
+         *         "latest_invoice": "in_prod_06h2m4j22a42ap199jdq59d3rbe4c",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T19:01:11.714Z",
+         *         "current_period_end": "2026-12-30T01:29:29.327Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T19:01:11.714Z",
+         *         "current_period_start": "2026-11-30T01:29:29.327Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbp3kd872daamf5ps7gmtjza2",
-         *       "request_id": "req_prod_06h2hbp3kd872daamf5ps7gmtjza2",
+         *       "correlation_id": "req_prod_06h2m4j1xgvn9814mkws8e15h377m",
+         *       "request_id": "req_prod_06h2m4j1xgvn9814mkws8e15h377m",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:01:11.853Z",
+         *       "created": "2026-11-30T01:29:29.454Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -17152,25 +17159,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbp6kvqz3jggy50pf0pfvhyp6",
+         *       "id": "evt_prod_06h2m4j3ehy6tmfasp5y9dnp76yde",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
+         *       "aggregate_id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
          *       "data": {
-         *         "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
+         *         "id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
-         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
+         *             "id": "si_prod_06h2m4j21jwx6ktsm36ycjn56kz8e",
+         *             "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T19:01:11.714Z",
-         *         "updated": "2026-11-29T19:01:12.434Z",
+         *         "created": "2026-11-30T01:29:29.327Z",
+         *         "updated": "2026-11-30T01:29:29.713Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -17179,51 +17186,51 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
+         *         "latest_invoice": "in_prod_06h2m4j22a42ap199jdq59d3rbe4c",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T19:01:11.714Z",
+         *         "current_period_end": "2026-12-30T01:29:29.327Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T19:01:11.714Z",
+         *         "current_period_start": "2026-11-30T01:29:29.327Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
+         *         "id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
-         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
+         *             "id": "si_prod_06h2m4j21jwx6ktsm36ycjn56kz8e",
+         *             "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T19:01:11.714Z",
-         *         "updated": "2026-11-29T19:01:11.714Z",
+         *         "created": "2026-11-30T01:29:29.327Z",
+         *         "updated": "2026-11-30T01:29:29.327Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
+         *         "latest_invoice": "in_prod_06h2m4j22a42ap199jdq59d3rbe4c",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T19:01:11.714Z",
+         *         "current_period_end": "2026-12-30T01:29:29.327Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T19:01:11.714Z",
+         *         "current_period_start": "2026-11-30T01:29:29.327Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbp69sg0tjqx7yvqjqxdzxgrp",
-         *       "request_id": "req_prod_06h2hbp69sg0tjqx7yvqjqxdzxgrp",
+         *       "correlation_id": "req_prod_06h2m4j3d5e5pv3629epgcykrj1fe",
+         *       "request_id": "req_prod_06h2m4j3d5e5pv3629epgcykrj1fe",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:01:12.478Z",
+         *       "created": "2026-11-30T01:29:29.717Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -17268,56 +17275,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbp71ft2hkjx6wz2mhqfs0b04",
+         *       "id": "evt_prod_06h2m4j43ehyh3yg9ahjxh0gr67ww",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
+         *       "aggregate_id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
          *       "data": {
-         *         "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
+         *         "id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
-         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
+         *             "id": "si_prod_06h2m4j21jwx6ktsm36ycjn56kz8e",
+         *             "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T19:01:11.714Z",
-         *         "updated": "2026-11-29T19:01:12.572Z",
+         *         "created": "2026-11-30T01:29:29.327Z",
+         *         "updated": "2026-11-30T01:29:29.837Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T19:01:12.572Z",
+         *         "paused_at": "2026-11-30T01:29:29.837Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
+         *         "latest_invoice": "in_prod_06h2m4j22a42ap199jdq59d3rbe4c",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T19:01:11.714Z",
+         *         "current_period_end": "2026-12-30T01:29:29.327Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T19:01:11.714Z",
+         *         "current_period_start": "2026-11-30T01:29:29.327Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
+         *         "id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
-         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
+         *             "id": "si_prod_06h2m4j21jwx6ktsm36ycjn56kz8e",
+         *             "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T19:01:11.714Z",
-         *         "updated": "2026-11-29T19:01:12.434Z",
+         *         "created": "2026-11-30T01:29:29.327Z",
+         *         "updated": "2026-11-30T01:29:29.713Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -17326,22 +17333,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
+         *         "latest_invoice": "in_prod_06h2m4j22a42ap199jdq59d3rbe4c",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T19:01:11.714Z",
+         *         "current_period_end": "2026-12-30T01:29:29.327Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T19:01:11.714Z",
+         *         "current_period_start": "2026-11-30T01:29:29.327Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbp6xqd5gbjzms8gn6wa5ntq6",
-         *       "request_id": "req_prod_06h2hbp6xqd5gbjzms8gn6wa5ntq6",
+         *       "correlation_id": "req_prod_06h2m4j3m0zh4m44hft37f9mg2zgy",
+         *       "request_id": "req_prod_06h2m4j3m0zh4m44hft37f9mg2zgy",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T19:01:12.587Z",
+         *       "created": "2026-11-30T01:29:29.883Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -17386,25 +17393,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbp900ph67hp7ekhxg7ryb7pt",
+         *       "id": "evt_prod_06h2m4j6bwh9fbw24sk9xmx4g4dqm",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
+         *       "aggregate_id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
          *       "data": {
-         *         "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
+         *         "id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
-         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
+         *             "id": "si_prod_06h2m4j21jwx6ktsm36ycjn56kz8e",
+         *             "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T19:01:11.714Z",
-         *         "updated": "2026-11-29T19:01:13.049Z",
+         *         "created": "2026-11-30T01:29:29.327Z",
+         *         "updated": "2026-11-30T01:29:30.362Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -17413,53 +17420,53 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
+         *         "latest_invoice": "in_prod_06h2m4j22a42ap199jdq59d3rbe4c",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T19:01:11.714Z",
+         *         "current_period_end": "2026-12-30T01:29:29.327Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T19:01:11.714Z",
+         *         "current_period_start": "2026-11-30T01:29:29.327Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
+         *         "id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
-         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
+         *             "id": "si_prod_06h2m4j21jwx6ktsm36ycjn56kz8e",
+         *             "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-29T19:01:11.714Z",
-         *         "updated": "2026-11-29T19:01:12.572Z",
+         *         "created": "2026-11-30T01:29:29.327Z",
+         *         "updated": "2026-11-30T01:29:29.837Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-29T19:01:12.572Z",
+         *         "paused_at": "2026-11-30T01:29:29.837Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
+         *         "latest_invoice": "in_prod_06h2m4j22a42ap199jdq59d3rbe4c",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T19:01:11.714Z",
+         *         "current_period_end": "2026-12-30T01:29:29.327Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T19:01:11.714Z",
+         *         "current_period_start": "2026-11-30T01:29:29.327Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbp8jssb9xvj93g5dx4zfm0zg",
-         *       "request_id": "req_prod_06h2hbp8jssb9xvj93g5dx4zfm0zg",
+         *       "correlation_id": "req_prod_06h2m4j5fc41q945hjqaa7sajfefa",
+         *       "request_id": "req_prod_06h2m4j5fc41q945hjqaa7sajfefa",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T19:01:13.088Z",
+         *       "created": "2026-11-30T01:29:30.463Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -17504,56 +17511,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbp9zjetvgj5805j8y6sjsksc",
+         *       "id": "evt_prod_06h2m4j79gqyppb7tgb8475sn6zh0",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
+         *       "aggregate_id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
          *       "data": {
-         *         "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
+         *         "id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
-         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
+         *             "id": "si_prod_06h2m4j21jwx6ktsm36ycjn56kz8e",
+         *             "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-29T19:01:11.714Z",
-         *         "updated": "2026-11-29T19:01:13.251Z",
+         *         "created": "2026-11-30T01:29:29.327Z",
+         *         "updated": "2026-11-30T01:29:30.678Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-29T19:01:13.251Z",
+         *         "cancelled_at": "2026-11-30T01:29:30.678Z",
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
+         *         "latest_invoice": "in_prod_06h2m4j22a42ap199jdq59d3rbe4c",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T19:01:11.714Z",
+         *         "current_period_end": "2026-12-30T01:29:29.327Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T19:01:11.714Z",
+         *         "current_period_start": "2026-11-30T01:29:29.327Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
+         *         "id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
-         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
+         *             "id": "si_prod_06h2m4j21jwx6ktsm36ycjn56kz8e",
+         *             "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-29T19:01:11.714Z",
-         *         "updated": "2026-11-29T19:01:13.049Z",
+         *         "created": "2026-11-30T01:29:29.327Z",
+         *         "updated": "2026-11-30T01:29:30.362Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -17562,22 +17569,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
+         *         "latest_invoice": "in_prod_06h2m4j22a42ap199jdq59d3rbe4c",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-29T19:01:11.714Z",
+         *         "current_period_end": "2026-12-30T01:29:29.327Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T19:01:11.714Z",
+         *         "current_period_start": "2026-11-30T01:29:29.327Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbp9hm42dcby8s8j23pd41t8j",
-         *       "request_id": "req_prod_06h2hbp9hm42dcby8s8j23pd41t8j",
+         *       "correlation_id": "req_prod_06h2m4j74g1fenzg7j9k8wpsmva86",
+         *       "request_id": "req_prod_06h2m4j74g1fenzg7j9k8wpsmva86",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T19:01:13.340Z",
+         *       "created": "2026-11-30T01:29:30.700Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -17622,46 +17629,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbq7x57w7rzxx7cy5q5e43328",
+         *       "id": "evt_prod_06h2m4je5v37qd6tec9n68d2qaqxp",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2hbpbbnqvbhmr9sp48d41dkk64",
+         *       "aggregate_id": "sub_prod_06h2m4j7ffmd86hrb483vpcxakssr",
          *       "data": {
-         *         "id": "sub_prod_06h2hbpbbnqvbhmr9sp48d41dkk64",
+         *         "id": "sub_prod_06h2m4j7ffmd86hrb483vpcxakssr",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2hbpbbnqvbhmr9sp48d41dkk66",
-         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
+         *             "id": "si_prod_06h2m4j7ffmd86hrb483vpcxaksst",
+         *             "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-29T19:01:13.655Z",
-         *         "updated": "2026-11-29T19:01:13.655Z",
+         *         "created": "2026-11-30T01:29:30.744Z",
+         *         "updated": "2026-11-30T01:29:30.744Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-06T19:01:13.655Z",
+         *         "trial_end": "2026-12-07T01:29:30.744Z",
          *         "cancelled_at": null,
          *         "days_until_due": null,
          *         "latest_invoice": null,
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-06T19:01:13.655Z",
+         *         "current_period_end": "2026-12-07T01:29:30.744Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-29T19:01:13.655Z",
+         *         "current_period_start": "2026-11-30T01:29:30.744Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbpzzy6f4sfv0k1m8jzk5cpjt",
+         *       "correlation_id": "req_prod_06h2m4jc5ba3amajb4j832kr579dw",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-03T19:01:13.655Z",
+         *       "created": "2026-12-04T01:29:30.744Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -17708,16 +17715,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbmyvw8j0ampk4n8q763xrh9t",
+         *       "id": "evt_prod_06h2m4hf4n2qncftje40fc6298914",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
+         *       "aggregate_id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
          *       "data": {
-         *         "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
+         *         "id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
-         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *             "id": "il_prod_06h2m4hf2tfx25c2r06kerr87mpgw",
+         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17730,11 +17737,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T19:01:02.245Z",
+         *         "created": "2026-11-30T01:29:24.479Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T19:01:02.245Z",
+         *         "updated": "2026-11-30T01:29:24.479Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17773,13 +17780,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbmy62gq63kn9fp7p5dhk9gcj",
-         *       "request_id": "req_prod_06h2hbmy62gq63kn9fp7p5dhk9gcj",
+         *       "correlation_id": "req_prod_06h2m4hevx2dxnt27pmm7hkc2ap88",
+         *       "request_id": "req_prod_06h2m4hevx2dxnt27pmm7hkc2ap88",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:01:02.304Z",
+         *       "created": "2026-11-30T01:29:24.517Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -17824,16 +17831,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbn1krt8w4z14bv1kste7kfww",
+         *       "id": "evt_prod_06h2m4hh9mhd57ef0b8y2gw79rsjw",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
+         *       "aggregate_id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
          *       "data": {
-         *         "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
+         *         "id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
-         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *             "id": "il_prod_06h2m4hf2tfx25c2r06kerr87mpgw",
+         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17846,11 +17853,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T19:01:02.245Z",
+         *         "created": "2026-11-30T01:29:24.479Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T19:01:02.766Z",
+         *         "updated": "2026-11-30T01:29:24.840Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17858,11 +17865,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
+         *         "pdf_sha256": "2bc662b60983d7f8de978f63f7340066cbdc8e009672c9f772d7d9c612889e68",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T19:01:02.766Z",
+         *         "finalized_at": "2026-11-30T01:29:24.840Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17878,7 +17885,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
+         *         "hosted_invoice_url": "http://127.0.0.1:46319/invoice/Qlidncz6Py-_6y9t1h1WLiWAebhMC571qhy-3L_Bvvc",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -17888,11 +17895,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
+         *         "id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
-         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *             "id": "il_prod_06h2m4hf2tfx25c2r06kerr87mpgw",
+         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17905,11 +17912,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-29T19:01:02.245Z",
+         *         "created": "2026-11-30T01:29:24.479Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T19:01:02.245Z",
+         *         "updated": "2026-11-30T01:29:24.479Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17947,13 +17954,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbn0jzv41gwahn3mgedksvx9c",
-         *       "request_id": "req_prod_06h2hbn0jzv41gwahn3mgedksvx9c",
+         *       "correlation_id": "req_prod_06h2m4hg00pfe7zvdzxp1p7qzhtk2",
+         *       "request_id": "req_prod_06h2m4hg00pfe7zvdzxp1p7qzhtk2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:01:03.007Z",
+         *       "created": "2026-11-30T01:29:25.069Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -17998,16 +18005,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbn36z0fwh1v8de9d7q1wt7b2",
+         *       "id": "evt_prod_06h2m4hjecqectnagenjgxt0whacg",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
+         *       "aggregate_id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
          *       "data": {
-         *         "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
+         *         "id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
-         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *             "id": "il_prod_06h2m4hf2tfx25c2r06kerr87mpgw",
+         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18020,11 +18027,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T19:01:02.245Z",
-         *         "paid_at": "2026-11-29T19:01:03.368Z",
-         *         "updated": "2026-11-29T19:01:03.368Z",
+         *         "created": "2026-11-30T01:29:24.479Z",
+         *         "paid_at": "2026-11-30T01:29:25.351Z",
+         *         "updated": "2026-11-30T01:29:25.351Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18032,11 +18039,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
+         *         "pdf_sha256": "2bc662b60983d7f8de978f63f7340066cbdc8e009672c9f772d7d9c612889e68",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T19:01:02.766Z",
+         *         "finalized_at": "2026-11-30T01:29:24.840Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18044,15 +18051,15 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2hbn2mme02a1mzt5e4nz2q760r",
+         *         "payment_intent": "pi_prod_06h2m4hj5t8fyzr5a6xsxddfr7th2",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "17d05c24b77248ffd6d6c64f4e834cba7d5bb86b7b51b089d8c96c5a6e026cf8",
+         *         "paid_pdf_sha256": "ed1b73a5bc6faab47d46a4d2235f780defea367d3c40164aa1e2747bbc9f2e5f",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
+         *         "hosted_invoice_url": "http://127.0.0.1:46319/invoice/Qlidncz6Py-_6y9t1h1WLiWAebhMC571qhy-3L_Bvvc",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18062,11 +18069,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
+         *         "id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
-         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *             "id": "il_prod_06h2m4hf2tfx25c2r06kerr87mpgw",
+         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18079,11 +18086,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T19:01:02.245Z",
+         *         "created": "2026-11-30T01:29:24.479Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T19:01:02.766Z",
+         *         "updated": "2026-11-30T01:29:24.840Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18091,11 +18098,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
+         *         "pdf_sha256": "2bc662b60983d7f8de978f63f7340066cbdc8e009672c9f772d7d9c612889e68",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T19:01:02.766Z",
+         *         "finalized_at": "2026-11-30T01:29:24.840Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18103,7 +18110,7 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2hbn2mme02a1mzt5e4nz2q760r",
+         *         "payment_intent": "pi_prod_06h2m4hj5t8fyzr5a6xsxddfr7th2",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 500,
@@ -18111,7 +18118,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
+         *         "hosted_invoice_url": "http://127.0.0.1:46319/invoice/Qlidncz6Py-_6y9t1h1WLiWAebhMC571qhy-3L_Bvvc",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18121,13 +18128,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbn2cdb4hmecg4sp7j2btd85c",
-         *       "request_id": "req_prod_06h2hbn2cdb4hmecg4sp7j2btd85c",
+         *       "correlation_id": "req_prod_06h2m4hhvdy5fytwk8zrbyy6vc9vm",
+         *       "request_id": "req_prod_06h2m4hhvdy5fytwk8zrbyy6vc9vm",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T19:01:03.415Z",
+         *       "created": "2026-11-30T01:29:25.363Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         InvoicePaidEvent: {
@@ -18172,16 +18179,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbn3bsz27av52ghcb59t9abjm",
+         *       "id": "evt_prod_06h2m4hjjy30vr1cfr8vvtg02fj6y",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
+         *       "aggregate_id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
          *       "data": {
-         *         "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
+         *         "id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
-         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *             "id": "il_prod_06h2m4hf2tfx25c2r06kerr87mpgw",
+         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18194,11 +18201,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T19:01:02.245Z",
-         *         "paid_at": "2026-11-29T19:01:03.368Z",
-         *         "updated": "2026-11-29T19:01:03.368Z",
+         *         "created": "2026-11-30T01:29:24.479Z",
+         *         "paid_at": "2026-11-30T01:29:25.351Z",
+         *         "updated": "2026-11-30T01:29:25.351Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18206,11 +18213,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
+         *         "pdf_sha256": "2bc662b60983d7f8de978f63f7340066cbdc8e009672c9f772d7d9c612889e68",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T19:01:02.766Z",
+         *         "finalized_at": "2026-11-30T01:29:24.840Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18218,15 +18225,15 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2hbn2mme02a1mzt5e4nz2q760r",
+         *         "payment_intent": "pi_prod_06h2m4hj5t8fyzr5a6xsxddfr7th2",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "17d05c24b77248ffd6d6c64f4e834cba7d5bb86b7b51b089d8c96c5a6e026cf8",
+         *         "paid_pdf_sha256": "ed1b73a5bc6faab47d46a4d2235f780defea367d3c40164aa1e2747bbc9f2e5f",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
+         *         "hosted_invoice_url": "http://127.0.0.1:46319/invoice/Qlidncz6Py-_6y9t1h1WLiWAebhMC571qhy-3L_Bvvc",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18236,11 +18243,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
+         *         "id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
-         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *             "id": "il_prod_06h2m4hf2tfx25c2r06kerr87mpgw",
+         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18253,11 +18260,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T19:01:02.245Z",
+         *         "created": "2026-11-30T01:29:24.479Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T19:01:02.766Z",
+         *         "updated": "2026-11-30T01:29:24.840Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18265,11 +18272,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
+         *         "pdf_sha256": "2bc662b60983d7f8de978f63f7340066cbdc8e009672c9f772d7d9c612889e68",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T19:01:02.766Z",
+         *         "finalized_at": "2026-11-30T01:29:24.840Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18277,7 +18284,7 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2hbn2mme02a1mzt5e4nz2q760r",
+         *         "payment_intent": "pi_prod_06h2m4hj5t8fyzr5a6xsxddfr7th2",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 500,
@@ -18285,7 +18292,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
+         *         "hosted_invoice_url": "http://127.0.0.1:46319/invoice/Qlidncz6Py-_6y9t1h1WLiWAebhMC571qhy-3L_Bvvc",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18295,13 +18302,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbn2cdb4hmecg4sp7j2btd85c",
-         *       "request_id": "req_prod_06h2hbn2cdb4hmecg4sp7j2btd85c",
+         *       "correlation_id": "req_prod_06h2m4hhvdy5fytwk8zrbyy6vc9vm",
+         *       "request_id": "req_prod_06h2m4hhvdy5fytwk8zrbyy6vc9vm",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T19:01:03.454Z",
+         *       "created": "2026-11-30T01:29:25.399Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -18346,16 +18353,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbn9n6yrtf4vnekjzq3w7xfqa",
+         *       "id": "evt_prod_06h2m4hnk9ykh8xkckqxzjxwk3rtc",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2hbn7qzvaxpcfx2b6tgw4282wp",
+         *       "aggregate_id": "in_prod_06h2m4hmssgdk8jq1c8hba6jvc9ft",
          *       "data": {
-         *         "id": "in_prod_06h2hbn7qzvaxpcfx2b6tgw4282wp",
+         *         "id": "in_prod_06h2m4hmssgdk8jq1c8hba6jvc9ft",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2hbn7radq5672462kkqp15ht4w",
-         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *             "id": "il_prod_06h2m4hmsy974b8p2bpw7qsrgj8bm",
+         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18368,11 +18375,11 @@ export type components = {
          *         "number": "EXAMPL-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T19:01:04.575Z",
+         *         "created": "2026-11-30T01:29:25.966Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T19:01:04.805Z",
+         *         "updated": "2026-11-30T01:29:26.034Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18380,11 +18387,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "581eea38d688f0309eb060434a84d0679749cc8533d40a860bd8ae52b6feff8c",
+         *         "pdf_sha256": "a8d0fd98703ce6b9985bcb7cd698c8ac835ec17ce3d38a4d4f9e4000f3035d82",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbn7qzvaxpcfx2b6tgw4282wp/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hmssgdk8jq1c8hba6jvc9ft/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T19:01:04.805Z",
+         *         "finalized_at": "2026-11-30T01:29:26.034Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18392,7 +18399,7 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2hbn9h1vy08qdhd2nn1qg18jet",
+         *         "payment_intent": "pi_prod_06h2m4hnd5jdw06e9xkvgq1t8x6yw",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 500,
@@ -18400,7 +18407,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/p_cRgcM70N7UpzqpKsav88YtisvTiq8Fk04fw-xFHqI",
+         *         "hosted_invoice_url": "http://127.0.0.1:46319/invoice/NADXD3NmrNbi_NAFKWEO4KAj9cGUS-NWgcs1zlYMafo",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18411,13 +18418,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbn9cnh1pbpd5jetqtwsvrddm",
-         *       "request_id": "req_prod_06h2hbn9cnh1pbpd5jetqtwsvrddm",
+         *       "correlation_id": "req_prod_06h2m4hnc5rwcsw1m8k25n3970r36",
+         *       "request_id": "req_prod_06h2m4hnc5rwcsw1m8k25n3970r36",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T19:01:05.065Z",
+         *       "created": "2026-11-30T01:29:26.170Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -18462,16 +18469,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbnbe9a8pc09tbxqaac3smmw4",
+         *       "id": "evt_prod_06h2m4hpvqq5pms1s69twkk84x1jc",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2hbna5vx68c8hvc32xhdexv23g",
+         *       "aggregate_id": "in_prod_06h2m4hp2qfvatc9ht1mq11e8ejm4",
          *       "data": {
-         *         "id": "in_prod_06h2hbna5vx68c8hvc32xhdexv23g",
+         *         "id": "in_prod_06h2m4hp2qfvatc9ht1mq11e8ejm4",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2hbna6ek1r9jtnaer4tp3xfwpr",
-         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *             "id": "il_prod_06h2m4hp2s1ng3n5e8p2mqe5nznb4",
+         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18484,11 +18491,11 @@ export type components = {
          *         "number": "EXAMPL-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T19:01:05.198Z",
+         *         "created": "2026-11-30T01:29:26.293Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T19:01:05.294Z",
+         *         "updated": "2026-11-30T01:29:26.379Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18496,11 +18503,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "f3f7446e614f716ead57204e478ba76bd2873bc99dae0664a8c90eaa3fcae4df",
+         *         "pdf_sha256": "1321ae81c5c4e432ea6c3e4a9fec83e9853d84bac2e4105d37081707c42a18f9",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbna5vx68c8hvc32xhdexv23g/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hp2qfvatc9ht1mq11e8ejm4/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T19:01:05.294Z",
+         *         "finalized_at": "2026-11-30T01:29:26.379Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18508,7 +18515,7 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2hbnb9t1j6cr5snj9f1vwmj0ky",
+         *         "payment_intent": "pi_prod_06h2m4hpnya7wb5c822p3wazfkva8",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 500,
@@ -18516,7 +18523,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/_54BbOCMpHvgnaNrJG72Ne2CWExk0sZgdVYhvE3WNqQ",
+         *         "hosted_invoice_url": "http://127.0.0.1:46319/invoice/a48pUgBGl-55ZdWjXgKORcgDNEjmP8aLi4Wo8IC__us",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18527,13 +18534,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbnazkfb0tnnaw5139v768y2w",
-         *       "request_id": "req_prod_06h2hbnazkfb0tnnaw5139v768y2w",
+         *       "correlation_id": "req_prod_06h2m4hpn05meqnya8sb335qxfr0m",
+         *       "request_id": "req_prod_06h2m4hpn05meqnya8sb335qxfr0m",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T19:01:05.522Z",
+         *       "created": "2026-11-30T01:29:26.493Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -18578,16 +18585,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbq10nkw7m2c1pn7rd28tsy2g",
+         *       "id": "evt_prod_06h2m4jcrva6wzvkcyj37j8wbh8kw",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2hbntj9aj499wt06a9e07snv9y",
+         *       "aggregate_id": "in_prod_06h2m4hynk69q87k8hq4cprrbkae4",
          *       "data": {
-         *         "id": "in_prod_06h2hbntj9aj499wt06a9e07snv9y",
+         *         "id": "in_prod_06h2m4hynk69q87k8hq4cprrbkae4",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2hbntmz8rn2e7rgaz07x72grw8",
-         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *             "id": "il_prod_06h2m4hynv5cwacvrram9arm5h6sr",
+         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18600,23 +18607,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T19:01:09.394Z",
+         *         "created": "2026-11-30T01:29:28.492Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T19:01:08.930Z",
+         *         "updated": "2026-12-01T01:29:28.271Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "discount": null,
-         *         "due_date": "2026-11-30T19:01:08.930Z",
+         *         "due_date": "2026-12-01T01:29:28.271Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-11-30T19:01:08.930Z",
-         *         "pdf_sha256": "c18284702b0ac3170c729a2502d3b7df9e6ae8e47bea178ececa15a32cb82449",
+         *         "overdue_at": "2026-12-01T01:29:28.271Z",
+         *         "pdf_sha256": "99203f22b57ef83b4f88cce1a55fe85dca65cc05d4cb4ed722125750470393e0",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbntj9aj499wt06a9e07snv9y/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hynk69q87k8hq4cprrbkae4/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T19:01:09.596Z",
+         *         "finalized_at": "2026-11-30T01:29:28.546Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18632,7 +18639,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/a69qPZ5B0eyiq4oXMPxNVG7L5PLLns3qfiB6I22JCC4",
+         *         "hosted_invoice_url": "http://127.0.0.1:46319/invoice/sM2PBNFlunUHdQAkhsYSvNBEkejDhUfp-MSF0e3PvRw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18642,11 +18649,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2hbntj9aj499wt06a9e07snv9y",
+         *         "id": "in_prod_06h2m4hynk69q87k8hq4cprrbkae4",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2hbntmz8rn2e7rgaz07x72grw8",
-         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *             "id": "il_prod_06h2m4hynv5cwacvrram9arm5h6sr",
+         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18659,23 +18666,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T19:01:09.394Z",
+         *         "created": "2026-11-30T01:29:28.492Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T19:01:09.596Z",
+         *         "updated": "2026-11-30T01:29:28.546Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "discount": null,
-         *         "due_date": "2026-11-30T19:01:08.930Z",
+         *         "due_date": "2026-12-01T01:29:28.271Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "c18284702b0ac3170c729a2502d3b7df9e6ae8e47bea178ececa15a32cb82449",
+         *         "pdf_sha256": "99203f22b57ef83b4f88cce1a55fe85dca65cc05d4cb4ed722125750470393e0",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbntj9aj499wt06a9e07snv9y/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hynk69q87k8hq4cprrbkae4/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T19:01:09.596Z",
+         *         "finalized_at": "2026-11-30T01:29:28.546Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18691,7 +18698,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/a69qPZ5B0eyiq4oXMPxNVG7L5PLLns3qfiB6I22JCC4",
+         *         "hosted_invoice_url": "http://127.0.0.1:46319/invoice/sM2PBNFlunUHdQAkhsYSvNBEkejDhUfp-MSF0e3PvRw",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18701,11 +18708,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbpzzy6f4sfv0k1m8jzk5cpjt",
+         *       "correlation_id": "req_prod_06h2m4jc5ba3amajb4j832kr579dw",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T19:01:08.930Z",
+         *       "created": "2026-12-01T01:29:28.271Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -18752,16 +18759,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbndrftb38bkzdw2s2607n7k4",
+         *       "id": "evt_prod_06h2m4hras1cjw31kjt2r1msygshp",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2hbnc6vp0saccrc5z638m23510",
+         *       "aggregate_id": "in_prod_06h2m4hqre6bm0r09wxgmxy931kdg",
          *       "data": {
-         *         "id": "in_prod_06h2hbnc6vp0saccrc5z638m23510",
+         *         "id": "in_prod_06h2m4hqre6bm0r09wxgmxy931kdg",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2hbnc7yvgr7hy6tqz1z4tg8ztr",
-         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *             "id": "il_prod_06h2m4hqrhb9j54nrfgh7rsdjjjjj",
+         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18774,23 +18781,23 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-29T19:01:05.718Z",
+         *         "created": "2026-11-30T01:29:26.723Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T19:01:06.103Z",
+         *         "updated": "2026-11-30T01:29:26.869Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T19:01:06.103Z",
+         *         "voided_at": "2026-11-30T01:29:26.869Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "d7dd237869e4c7a4340558e4990a192f1b3ddf59f7b4ec12f94555a3c3fae6b9",
+         *         "pdf_sha256": "eefb02bc1e96395cb073690fe5de0f5882d9ca89ca7920d9b5dcd83551785801",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbnc6vp0saccrc5z638m23510/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hqre6bm0r09wxgmxy931kdg/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T19:01:05.887Z",
+         *         "finalized_at": "2026-11-30T01:29:26.806Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18806,7 +18813,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/c7MH6veFiFbZDq7Cir4semWW-y49AAqeHXyiOnWV1_E",
+         *         "hosted_invoice_url": "http://127.0.0.1:46319/invoice/LEvAHUpwZw3L2VZCt2SUEFQGrtTIypGFA3h2PuZRaV8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18816,11 +18823,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2hbnc6vp0saccrc5z638m23510",
+         *         "id": "in_prod_06h2m4hqre6bm0r09wxgmxy931kdg",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2hbnc7yvgr7hy6tqz1z4tg8ztr",
-         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *             "id": "il_prod_06h2m4hqrhb9j54nrfgh7rsdjjjjj",
+         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18833,11 +18840,11 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T19:01:05.718Z",
+         *         "created": "2026-11-30T01:29:26.723Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T19:01:05.887Z",
+         *         "updated": "2026-11-30T01:29:26.806Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18845,11 +18852,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d7dd237869e4c7a4340558e4990a192f1b3ddf59f7b4ec12f94555a3c3fae6b9",
+         *         "pdf_sha256": "eefb02bc1e96395cb073690fe5de0f5882d9ca89ca7920d9b5dcd83551785801",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbnc6vp0saccrc5z638m23510/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hqre6bm0r09wxgmxy931kdg/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T19:01:05.887Z",
+         *         "finalized_at": "2026-11-30T01:29:26.806Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18865,7 +18872,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/c7MH6veFiFbZDq7Cir4semWW-y49AAqeHXyiOnWV1_E",
+         *         "hosted_invoice_url": "http://127.0.0.1:46319/invoice/LEvAHUpwZw3L2VZCt2SUEFQGrtTIypGFA3h2PuZRaV8",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18875,13 +18882,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbndgrz7k42t2g03vxp2rhrh2",
-         *       "request_id": "req_prod_06h2hbndgrz7k42t2g03vxp2rhrh2",
+         *       "correlation_id": "req_prod_06h2m4hr9sgc5e3fftx3892sdxk98",
+         *       "request_id": "req_prod_06h2m4hr9sgc5e3fftx3892sdxk98",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T19:01:06.115Z",
+         *       "created": "2026-11-30T01:29:26.870Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -18926,16 +18933,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbngbv2th9eaaqtdk13vp04dj",
+         *       "id": "evt_prod_06h2m4hsjw0b3ky9ebe14k43c0ctm",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2hbnf8wcf7d8xxwp9nx1d3v7fm",
+         *       "aggregate_id": "in_prod_06h2m4hrvnws9zrmp3sck3gep8nqa",
          *       "data": {
-         *         "id": "in_prod_06h2hbnf8wcf7d8xxwp9nx1d3v7fm",
+         *         "id": "in_prod_06h2m4hrvnws9zrmp3sck3gep8nqa",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2hbnf97ppv69jg3c4jygp5ppp6",
-         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *             "id": "il_prod_06h2m4hrw0z99fr9mxgmtqc1e04a8",
+         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18948,11 +18955,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-29T19:01:06.503Z",
+         *         "created": "2026-11-30T01:29:27.005Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T19:01:06.770Z",
+         *         "updated": "2026-11-30T01:29:27.182Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18960,11 +18967,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "0e4dce6d7fc70f7de467a69c09125988e25d07e029cd1acf6cc81cd615faf71a",
+         *         "pdf_sha256": "ad9db1d9dc57e767a9307d35a1812cb501fa8671c5f8eff2623ff1193d2c12dc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbnf8wcf7d8xxwp9nx1d3v7fm/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hrvnws9zrmp3sck3gep8nqa/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T19:01:06.577Z",
+         *         "finalized_at": "2026-11-30T01:29:27.032Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18980,21 +18987,21 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/1BlNspVotdrjr12gIo7cnXk_muADSvGEp_JKTx5_oSw",
+         *         "hosted_invoice_url": "http://127.0.0.1:46319/invoice/8kEY09GODF0CUn_BkLi7P_kswOECEvWrDyZl4XbHGwg",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": "2026-11-29T19:01:06.770Z",
+         *         "marked_uncollectible_at": "2026-11-30T01:29:27.182Z",
          *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2hbnf8wcf7d8xxwp9nx1d3v7fm",
+         *         "id": "in_prod_06h2m4hrvnws9zrmp3sck3gep8nqa",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2hbnf97ppv69jg3c4jygp5ppp6",
-         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *             "id": "il_prod_06h2m4hrw0z99fr9mxgmtqc1e04a8",
+         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -19007,11 +19014,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-29T19:01:06.503Z",
+         *         "created": "2026-11-30T01:29:27.005Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-29T19:01:06.577Z",
+         *         "updated": "2026-11-30T01:29:27.032Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -19019,11 +19026,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "0e4dce6d7fc70f7de467a69c09125988e25d07e029cd1acf6cc81cd615faf71a",
+         *         "pdf_sha256": "ad9db1d9dc57e767a9307d35a1812cb501fa8671c5f8eff2623ff1193d2c12dc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbnf8wcf7d8xxwp9nx1d3v7fm/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hrvnws9zrmp3sck3gep8nqa/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T19:01:06.577Z",
+         *         "finalized_at": "2026-11-30T01:29:27.032Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -19039,7 +19046,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/1BlNspVotdrjr12gIo7cnXk_muADSvGEp_JKTx5_oSw",
+         *         "hosted_invoice_url": "http://127.0.0.1:46319/invoice/8kEY09GODF0CUn_BkLi7P_kswOECEvWrDyZl4XbHGwg",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -19049,13 +19056,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbng4b1xq6ddgwskcgxnaez5t",
-         *       "request_id": "req_prod_06h2hbng4b1xq6ddgwskcgxnaez5t",
+         *       "correlation_id": "req_prod_06h2m4hsaj7y2e6nv80wdh6vnav74",
+         *       "request_id": "req_prod_06h2m4hsaj7y2e6nv80wdh6vnav74",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T19:01:06.782Z",
+         *       "created": "2026-11-30T01:29:27.191Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -19100,16 +19107,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbn6s9p9patvef8ae1xnn9v8r",
+         *       "id": "evt_prod_06h2m4hmjc5pk8yt0bgsx761bmtpp",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
+         *       "aggregate_id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
          *       "data": {
-         *         "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
+         *         "id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
-         *             "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *             "id": "il_prod_06h2m4hf2tfx25c2r06kerr87mpgw",
+         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -19122,11 +19129,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-29T19:01:02.245Z",
-         *         "paid_at": "2026-11-29T19:01:03.368Z",
-         *         "updated": "2026-11-29T19:01:03.368Z",
+         *         "created": "2026-11-30T01:29:24.479Z",
+         *         "paid_at": "2026-11-30T01:29:25.351Z",
+         *         "updated": "2026-11-30T01:29:25.351Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -19134,11 +19141,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
+         *         "pdf_sha256": "2bc662b60983d7f8de978f63f7340066cbdc8e009672c9f772d7d9c612889e68",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-29T19:01:02.766Z",
+         *         "finalized_at": "2026-11-30T01:29:24.840Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -19146,15 +19153,15 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2hbn2mme02a1mzt5e4nz2q760r",
+         *         "payment_intent": "pi_prod_06h2m4hj5t8fyzr5a6xsxddfr7th2",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "17d05c24b77248ffd6d6c64f4e834cba7d5bb86b7b51b089d8c96c5a6e026cf8",
+         *         "paid_pdf_sha256": "ed1b73a5bc6faab47d46a4d2235f780defea367d3c40164aa1e2747bbc9f2e5f",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
+         *         "hosted_invoice_url": "http://127.0.0.1:46319/invoice/Qlidncz6Py-_6y9t1h1WLiWAebhMC571qhy-3L_Bvvc",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -19165,13 +19172,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbn61mtwye3mrr212sr5zzbc2",
-         *       "request_id": "req_prod_06h2hbn61mtwye3mrr212sr5zzbc2",
+         *       "correlation_id": "req_prod_06h2m4hkr5yre7azxhxs7scvy79e0",
+         *       "request_id": "req_prod_06h2m4hkr5yre7azxhxs7scvy79e0",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T19:01:04.330Z",
+         *       "created": "2026-11-30T01:29:25.907Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -19216,16 +19223,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbq9329aw5x1pt56bp40csvk4",
+         *       "id": "evt_prod_06h2m4jew5hnr108s2mecb4cr3wpw",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2hbq8g209hw89bqhns2935ey5w",
+         *       "aggregate_id": "in_prod_06h2m4jeces1cry344yz8ajvrhtjg",
          *       "data": {
-         *         "id": "in_prod_06h2hbq8g209hw89bqhns2935ey5w",
+         *         "id": "in_prod_06h2m4jeces1cry344yz8ajvrhtjg",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2hbq8z35hp85acfq4ec1swj1k8",
-         *             "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
+         *             "id": "il_prod_06h2m4jevm6dkv6es94rr6ew36eg6",
+         *             "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -19238,11 +19245,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-12-06T19:01:13.655Z",
+         *         "created": "2026-12-07T01:29:30.744Z",
          *         "paid_at": null,
-         *         "updated": "2026-12-06T19:01:13.655Z",
+         *         "updated": "2026-12-07T01:29:30.744Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -19251,11 +19258,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription to Pro (Monthly), 6 Dec 2026 19:01:13 UTC – 6 Jan 2027 19:01:13 UTC",
+         *         "description": "Subscription to Pro (Monthly), 7 Dec 2026 01:29:30 UTC – 7 Jan 2027 01:29:30 UTC",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h2hbpbbnqvbhmr9sp48d41dkk64",
+         *         "subscription": "sub_prod_06h2m4j7ffmd86hrb483vpcxakssr",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -19272,7 +19279,7 @@ export type components = {
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
          *         "ending_balance_atom": 0,
-         *         "next_payment_attempt": "2026-12-06T19:01:13.655Z",
+         *         "next_payment_attempt": "2026-12-07T01:29:30.744Z",
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
          *         "total_credits_applied_atom": 0,
@@ -19281,11 +19288,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbpzzy6f4sfv0k1m8jzk5cpjt",
+         *       "correlation_id": "req_prod_06h2m4jc5ba3amajb4j832kr579dw",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-12-03T19:01:13.655Z",
+         *       "created": "2026-12-04T01:29:30.744Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -19332,19 +19339,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbkxt5s70698h95rbfa94yx1j",
+         *       "id": "evt_prod_06h2m4h6av6dgprbvxyfvq3gkyqrm",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *       "aggregate_id": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *       "data": {
-         *         "id": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "id": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T19:00:53.825Z",
+         *         "created": "2026-11-30T01:29:22.255Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T19:00:53.825Z",
+         *         "updated": "2026-11-30T01:29:22.255Z",
          *         "balances": {},
          *         "currency": null,
          *         "livemode": false,
@@ -19356,13 +19363,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbkxng5t3ckwcbe2y6fdq1t5j",
-         *       "request_id": "req_prod_06h2hbkxng5t3ckwcbe2y6fdq1t5j",
+         *       "correlation_id": "req_prod_06h2m4h68y22af6708gt6qd75prvm",
+         *       "request_id": "req_prod_06h2m4h68y22af6708gt6qd75prvm",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:00:53.842Z",
+         *       "created": "2026-11-30T01:29:22.262Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         CustomerCreatedEvent: {
@@ -19407,19 +19414,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbkz5tdt7w7c0cmpx3dadsp06",
+         *       "id": "evt_prod_06h2m4h6m74246f5e4z10shp7rb7r",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *       "aggregate_id": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *       "data": {
-         *         "id": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "id": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T19:00:53.825Z",
+         *         "created": "2026-11-30T01:29:22.255Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T19:00:54.178Z",
+         *         "updated": "2026-11-30T01:29:22.335Z",
          *         "balances": {},
          *         "currency": null,
          *         "livemode": false,
@@ -19430,14 +19437,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "id": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T19:00:53.825Z",
+         *         "created": "2026-11-30T01:29:22.255Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T19:00:53.825Z",
+         *         "updated": "2026-11-30T01:29:22.255Z",
          *         "balances": {},
          *         "currency": null,
          *         "livemode": false,
@@ -19448,13 +19455,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbkz1jtgvehd1m6ptd6z9p9ag",
-         *       "request_id": "req_prod_06h2hbkz1jtgvehd1m6ptd6z9p9ag",
+         *       "correlation_id": "req_prod_06h2m4h6k4k56g0vc2nd2n9bp3ngj",
+         *       "request_id": "req_prod_06h2m4h6k4k56g0vc2nd2n9bp3ngj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:00:54.190Z",
+         *       "created": "2026-11-30T01:29:22.337Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -19499,20 +19506,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbkzsbypzgb0mtgp4ghstmy9j",
+         *       "id": "evt_prod_06h2m4h6sy9afe6tsveg8cm5t1rnp",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2hbkzf1sjybra089wn2w5njpbe",
+         *       "aggregate_id": "cus_prod_06h2m4h6qeqcayrgrh1d1shqbn9ft",
          *       "data": {
-         *         "id": "cus_prod_06h2hbkzf1sjybra089wn2w5njpbe",
+         *         "id": "cus_prod_06h2m4h6qeqcayrgrh1d1shqbn9ft",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T19:00:54.264Z",
+         *         "created": "2026-11-30T01:29:22.363Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T19:00:54.342Z",
+         *         "updated": "2026-11-30T01:29:22.381Z",
          *         "balances": {},
          *         "currency": null,
          *         "livemode": false,
@@ -19523,14 +19530,14 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2hbkzf1sjybra089wn2w5njpbe",
+         *         "id": "cus_prod_06h2m4h6qeqcayrgrh1d1shqbn9ft",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-29T19:00:54.264Z",
+         *         "created": "2026-11-30T01:29:22.363Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-29T19:00:54.264Z",
+         *         "updated": "2026-11-30T01:29:22.363Z",
          *         "balances": {},
          *         "currency": null,
          *         "livemode": false,
@@ -19541,13 +19548,13 @@ export type components = {
          *         "preferred_locale": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbkzqthw3adzqk30b94874svy",
-         *       "request_id": "req_prod_06h2hbkzqthw3adzqk30b94874svy",
+         *       "correlation_id": "req_prod_06h2m4h6sd1cvczmy5crn40r1c9dt",
+         *       "request_id": "req_prod_06h2m4h6sd1cvczmy5crn40r1c9dt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:00:54.346Z",
+         *       "created": "2026-11-30T01:29:22.383Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         CustomerDeletedEvent: {
@@ -19592,21 +19599,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbm0649kctjv6f8484qmra5zw",
+         *       "id": "evt_prod_06h2m4h72rdrfv6ejhryq60r6ypwg",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
+         *       "aggregate_id": "di_prod_06h2m4h71mgrh8t9vf62ef158dexe",
          *       "data": {
-         *         "id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
+         *         "id": "di_prod_06h2m4h71mgrh8t9vf62ef158dexe",
          *         "end": null,
-         *         "start": "2026-11-29T19:00:54.420Z",
+         *         "start": "2026-11-30T01:29:22.426Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
+         *           "id": "cpn_prod_06h2m4gzt8w6rm1dmth02xhja23b8",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T19:00:49.652Z",
-         *           "updated": "2026-11-29T19:00:54.420Z",
+         *           "created": "2026-11-30T01:29:20.594Z",
+         *           "updated": "2026-11-30T01:29:22.426Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -19620,18 +19627,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbm00mc3r53akjayatyqgyaa0",
-         *       "request_id": "req_prod_06h2hbm00mc3r53akjayatyqgyaa0",
+         *       "correlation_id": "req_prod_06h2m4h6v1zkgv33kk6vfkdb068ta",
+         *       "request_id": "req_prod_06h2m4h6v1zkgv33kk6vfkdb068ta",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:00:54.449Z",
+         *       "created": "2026-11-30T01:29:22.455Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -19676,21 +19683,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbm0xvf948adch6wf5vamhqh6",
+         *       "id": "evt_prod_06h2m4h7cpgpb1bbrytk0r09cs0j8",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
+         *       "aggregate_id": "di_prod_06h2m4h71mgrh8t9vf62ef158dexe",
          *       "data": {
-         *         "id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
+         *         "id": "di_prod_06h2m4h71mgrh8t9vf62ef158dexe",
          *         "end": null,
-         *         "start": "2026-11-29T19:00:54.613Z",
+         *         "start": "2026-11-30T01:29:22.513Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2hbke5393snwvnhr65a8dj2wj2",
+         *           "id": "cpn_prod_06h2m4h02tpenmagc5b601wwcgzka",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T19:00:49.831Z",
-         *           "updated": "2026-11-29T19:00:54.613Z",
+         *           "created": "2026-11-30T01:29:20.662Z",
+         *           "updated": "2026-11-30T01:29:22.513Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -19704,20 +19711,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
+         *         "id": "di_prod_06h2m4h71mgrh8t9vf62ef158dexe",
          *         "end": null,
-         *         "start": "2026-11-29T19:00:54.420Z",
+         *         "start": "2026-11-30T01:29:22.426Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
+         *           "id": "cpn_prod_06h2m4gzt8w6rm1dmth02xhja23b8",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T19:00:49.652Z",
-         *           "updated": "2026-11-29T19:00:54.420Z",
+         *           "created": "2026-11-30T01:29:20.594Z",
+         *           "updated": "2026-11-30T01:29:22.426Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -19731,17 +19738,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbm0pdtxh57zf8tkee6gpjnk4",
-         *       "request_id": "req_prod_06h2hbm0pdtxh57zf8tkee6gpjnk4",
+         *       "correlation_id": "req_prod_06h2m4h79ahscm8105baf7jtt96v8",
+         *       "request_id": "req_prod_06h2m4h79ahscm8105baf7jtt96v8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:00:54.638Z",
+         *       "created": "2026-11-30T01:29:22.533Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -19786,21 +19793,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbm1jpby38g49100yxnax7qbj",
+         *       "id": "evt_prod_06h2m4h7p3ht0fk2axbr5qgd9taza",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
+         *       "aggregate_id": "di_prod_06h2m4h71mgrh8t9vf62ef158dexe",
          *       "data": {
-         *         "id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
+         *         "id": "di_prod_06h2m4h71mgrh8t9vf62ef158dexe",
          *         "end": null,
-         *         "start": "2026-11-29T19:00:54.613Z",
+         *         "start": "2026-11-30T01:29:22.513Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2hbke5393snwvnhr65a8dj2wj2",
+         *           "id": "cpn_prod_06h2m4h02tpenmagc5b601wwcgzka",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T19:00:49.831Z",
-         *           "updated": "2026-11-29T19:00:54.613Z",
+         *           "created": "2026-11-30T01:29:20.662Z",
+         *           "updated": "2026-11-30T01:29:22.513Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -19815,20 +19822,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
+         *         "id": "di_prod_06h2m4h71mgrh8t9vf62ef158dexe",
          *         "end": null,
-         *         "start": "2026-11-29T19:00:54.613Z",
+         *         "start": "2026-11-30T01:29:22.513Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2hbke5393snwvnhr65a8dj2wj2",
+         *           "id": "cpn_prod_06h2m4h02tpenmagc5b601wwcgzka",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T19:00:49.831Z",
-         *           "updated": "2026-11-29T19:00:54.613Z",
+         *           "created": "2026-11-30T01:29:20.662Z",
+         *           "updated": "2026-11-30T01:29:22.513Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -19842,17 +19849,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbm1btch9kj38smmqda3r29qy",
-         *       "request_id": "req_prod_06h2hbm1btch9kj38smmqda3r29qy",
+         *       "correlation_id": "req_prod_06h2m4h7fez1gb6sxg7e33pp46npj",
+         *       "request_id": "req_prod_06h2m4h7fez1gb6sxg7e33pp46npj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T19:00:54.807Z",
+         *       "created": "2026-11-30T01:29:22.608Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -19897,17 +19904,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbkdfcqqmv20cpw4pj7p7yb0r",
+         *       "id": "evt_prod_06h2m4gzvs50s486bqewjvfbv6k7a",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
+         *       "aggregate_id": "cpn_prod_06h2m4gzt8w6rm1dmth02xhja23b8",
          *       "data": {
-         *         "id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
+         *         "id": "cpn_prod_06h2m4gzt8w6rm1dmth02xhja23b8",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T19:00:49.652Z",
-         *         "updated": "2026-11-29T19:00:49.652Z",
+         *         "created": "2026-11-30T01:29:20.594Z",
+         *         "updated": "2026-11-30T01:29:20.594Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -19922,13 +19929,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbkddn64fw3jk007wspacek2p",
-         *       "request_id": "req_prod_06h2hbkddn64fw3jk007wspacek2p",
+         *       "correlation_id": "req_prod_06h2m4gzrfyj7tdte8319452ztqr4",
+         *       "request_id": "req_prod_06h2m4gzrfyj7tdte8319452ztqr4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:00:49.659Z",
+         *       "created": "2026-11-30T01:29:20.606Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         CouponCreatedEvent: {
@@ -19973,17 +19980,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbkh5sq7h6ax92rcg0smdedjw",
+         *       "id": "evt_prod_06h2m4h0a0ppb9whdgsmf6tcpwm5t",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
+         *       "aggregate_id": "cpn_prod_06h2m4gzt8w6rm1dmth02xhja23b8",
          *       "data": {
-         *         "id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
+         *         "id": "cpn_prod_06h2m4gzt8w6rm1dmth02xhja23b8",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T19:00:49.652Z",
-         *         "updated": "2026-11-29T19:00:50.598Z",
+         *         "created": "2026-11-30T01:29:20.594Z",
+         *         "updated": "2026-11-30T01:29:20.718Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -19997,12 +20004,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
+         *         "id": "cpn_prod_06h2m4gzt8w6rm1dmth02xhja23b8",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T19:00:49.652Z",
-         *         "updated": "2026-11-29T19:00:49.652Z",
+         *         "created": "2026-11-30T01:29:20.594Z",
+         *         "updated": "2026-11-30T01:29:20.594Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -20016,13 +20023,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbkgv0hk7cxhgv26zge6v8h80",
-         *       "request_id": "req_prod_06h2hbkgv0hk7cxhgv26zge6v8h80",
+         *       "correlation_id": "req_prod_06h2m4h06kyde9f6nrx51ggfkmr9j",
+         *       "request_id": "req_prod_06h2m4h06kyde9f6nrx51ggfkmr9j",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:00:50.607Z",
+         *       "created": "2026-11-30T01:29:20.720Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         CouponUpdatedEvent: {
@@ -20067,18 +20074,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbkhwt8ng62e3ndv5t6y336dj",
+         *       "id": "evt_prod_06h2m4h13cab2h7f2n0mb691tq7g8",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2hbkhm7vs66vvttspxx2v8f446",
+         *       "aggregate_id": "cpn_prod_06h2m4h0rd8qq5cm5gkn58h55q5wj",
          *       "data": {
-         *         "id": "cpn_prod_06h2hbkhm7vs66vvttspxx2v8f446",
+         *         "id": "cpn_prod_06h2m4h0rd8qq5cm5gkn58h55q5wj",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-29T19:00:50.721Z",
+         *         "created": "2026-11-30T01:29:20.835Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T19:00:50.787Z",
+         *         "updated": "2026-11-30T01:29:20.919Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -20092,12 +20099,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2hbkhm7vs66vvttspxx2v8f446",
+         *         "id": "cpn_prod_06h2m4h0rd8qq5cm5gkn58h55q5wj",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-29T19:00:50.721Z",
-         *         "updated": "2026-11-29T19:00:50.721Z",
+         *         "created": "2026-11-30T01:29:20.835Z",
+         *         "updated": "2026-11-30T01:29:20.835Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -20111,13 +20118,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbkhvteq0t18f5hd2pzsd6ect",
-         *       "request_id": "req_prod_06h2hbkhvteq0t18f5hd2pzsd6ect",
+         *       "correlation_id": "req_prod_06h2m4h0zks1mv182mr6wp0ca600t",
+         *       "request_id": "req_prod_06h2m4h0zks1mv182mr6wp0ca600t",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:00:50.790Z",
+         *       "created": "2026-11-30T01:29:20.923Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         CouponDeletedEvent: {
@@ -20162,19 +20169,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbkbbv7rsfhtcgtpwektpd9v2",
+         *       "id": "evt_prod_06h2m4gxgfhs6fwkhyzbz9fjnzzgm",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
+         *       "aggregate_id": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
          *       "data": {
-         *         "id": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
+         *         "id": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T19:00:49.114Z",
-         *         "product": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
-         *         "updated": "2026-11-29T19:00:49.114Z",
+         *         "created": "2026-11-30T01:29:19.995Z",
+         *         "product": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
+         *         "updated": "2026-11-30T01:29:19.995Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20198,13 +20205,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbkbaef3mnep8ep1p1kt26gxr",
-         *       "request_id": "req_prod_06h2hbkbaef3mnep8ep1p1kt26gxr",
+         *       "correlation_id": "req_prod_06h2m4gxc9vbs5c0jxr1jnzzr9jxt",
+         *       "request_id": "req_prod_06h2m4gxc9vbs5c0jxr1jnzzr9jxt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:00:49.118Z",
+         *       "created": "2026-11-30T01:29:20.003Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         PriceCreatedEvent: {
@@ -20249,19 +20256,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbkcef6m8a72xfsnr83hh4pwp",
+         *       "id": "evt_prod_06h2m4gyzd52p6360m1c1n89bt14m",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
+         *       "aggregate_id": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
          *       "data": {
-         *         "id": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
+         *         "id": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T19:00:49.114Z",
-         *         "product": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
-         *         "updated": "2026-11-29T19:00:49.389Z",
+         *         "created": "2026-11-30T01:29:19.995Z",
+         *         "product": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
+         *         "updated": "2026-11-30T01:29:20.372Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20284,14 +20291,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
+         *         "id": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T19:00:49.114Z",
-         *         "product": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
-         *         "updated": "2026-11-29T19:00:49.114Z",
+         *         "created": "2026-11-30T01:29:19.995Z",
+         *         "product": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
+         *         "updated": "2026-11-30T01:29:19.995Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20314,13 +20321,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbkc8qx3ncg0a6fpw34jgdme4",
-         *       "request_id": "req_prod_06h2hbkc8qx3ncg0a6fpw34jgdme4",
+         *       "correlation_id": "req_prod_06h2m4gysdg8f23anzss6jygh5nvc",
+         *       "request_id": "req_prod_06h2m4gysdg8f23anzss6jygh5nvc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:00:49.395Z",
+         *       "created": "2026-11-30T01:29:20.379Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         PriceUpdatedEvent: {
@@ -20365,20 +20372,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbkczqw3stqb0wb38awybf5kj",
+         *       "id": "evt_prod_06h2m4gzexapn712rgn1g3fvrgpa2",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2hbkcspz6ykwyfypf2gqzjh3q0",
+         *       "aggregate_id": "price_prod_06h2m4gzcvgq8mk3z2g0tk0qe6498",
          *       "data": {
-         *         "id": "price_prod_06h2hbkcspz6ykwyfypf2gqzjh3q0",
+         *         "id": "price_prod_06h2m4gzcvgq8mk3z2g0tk0qe6498",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T19:00:49.485Z",
+         *         "created": "2026-11-30T01:29:20.486Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h2hbkb2g4tqq3pjrrfftfkvsk0p",
-         *         "updated": "2026-11-29T19:00:49.518Z",
+         *         "product": "prod_prod_06h2m4gx5shmtbn2hxpq03jsjsg4p",
+         *         "updated": "2026-11-30T01:29:20.501Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20396,14 +20403,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2hbkcspz6ykwyfypf2gqzjh3q0",
+         *         "id": "price_prod_06h2m4gzcvgq8mk3z2g0tk0qe6498",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-29T19:00:49.485Z",
-         *         "product": "prod_prod_06h2hbkb2g4tqq3pjrrfftfkvsk0p",
-         *         "updated": "2026-11-29T19:00:49.485Z",
+         *         "created": "2026-11-30T01:29:20.486Z",
+         *         "product": "prod_prod_06h2m4gx5shmtbn2hxpq03jsjsg4p",
+         *         "updated": "2026-11-30T01:29:20.486Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20421,13 +20428,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbkcwz0csvd3xwydjfe69ps2r",
-         *       "request_id": "req_prod_06h2hbkcwz0csvd3xwydjfe69ps2r",
+         *       "correlation_id": "req_prod_06h2m4gzecv29bh3v6daavv85e0q2",
+         *       "request_id": "req_prod_06h2m4gzecv29bh3v6daavv85e0q2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:00:49.533Z",
+         *       "created": "2026-11-30T01:29:20.503Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         PriceDeletedEvent: {
@@ -20472,30 +20479,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbka6bzf7hgmxvxcn2b08d73w",
+         *       "id": "evt_prod_06h2m4gvy4f30xb66xnynbqhns3ra",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
+         *       "aggregate_id": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
          *       "data": {
-         *         "id": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
+         *         "id": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T19:00:48.800Z",
-         *         "updated": "2026-11-29T19:00:48.800Z",
+         *         "created": "2026-11-30T01:29:19.598Z",
+         *         "updated": "2026-11-30T01:29:19.598Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbka285ht6c31e71ma6fxgv3e",
-         *       "request_id": "req_prod_06h2hbka285ht6c31e71ma6fxgv3e",
+         *       "correlation_id": "req_prod_06h2m4gvck8zac6s7zb5nbg67vnxe",
+         *       "request_id": "req_prod_06h2m4gvck8zac6s7zb5nbg67vnxe",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:00:48.818Z",
+         *       "created": "2026-11-30T01:29:19.601Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         ProductCreatedEvent: {
@@ -20540,40 +20547,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbkat68z0ktqwqvjrmcbvgmvy",
+         *       "id": "evt_prod_06h2m4gwvzyf6hmqjjr65ss55fy2m",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
+         *       "aggregate_id": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
          *       "data": {
-         *         "id": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
+         *         "id": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T19:00:48.800Z",
-         *         "updated": "2026-11-29T19:00:48.965Z",
+         *         "created": "2026-11-30T01:29:19.598Z",
+         *         "updated": "2026-11-30T01:29:19.834Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
+         *         "id": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T19:00:48.800Z",
-         *         "updated": "2026-11-29T19:00:48.800Z",
+         *         "created": "2026-11-30T01:29:19.598Z",
+         *         "updated": "2026-11-30T01:29:19.598Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbkannyhhktnw0cvs2679jhs4",
-         *       "request_id": "req_prod_06h2hbkannyhhktnw0cvs2679jhs4",
+         *       "correlation_id": "req_prod_06h2m4gwpsg52mk28jyvmv8ct0dpt",
+         *       "request_id": "req_prod_06h2m4gwpsg52mk28jyvmv8ct0dpt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:00:48.977Z",
+         *       "created": "2026-11-30T01:29:19.839Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         ProductUpdatedEvent: {
@@ -20618,41 +20625,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbkd92ejpnwndfp5rbxn61hx2",
+         *       "id": "evt_prod_06h2m4gzk90f9sc2bv1cv0e9xw964",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2hbkb2g4tqq3pjrrfftfkvsk0p",
+         *       "aggregate_id": "prod_prod_06h2m4gx5shmtbn2hxpq03jsjsg4p",
          *       "data": {
-         *         "id": "prod_prod_06h2hbkb2g4tqq3pjrrfftfkvsk0p",
+         *         "id": "prod_prod_06h2m4gx5shmtbn2hxpq03jsjsg4p",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T19:00:49.044Z",
+         *         "created": "2026-11-30T01:29:19.918Z",
          *         "deleted": true,
-         *         "updated": "2026-11-29T19:00:49.605Z",
+         *         "updated": "2026-11-30T01:29:20.535Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2hbkb2g4tqq3pjrrfftfkvsk0p",
+         *         "id": "prod_prod_06h2m4gx5shmtbn2hxpq03jsjsg4p",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-29T19:00:49.044Z",
-         *         "updated": "2026-11-29T19:00:49.044Z",
+         *         "created": "2026-11-30T01:29:19.918Z",
+         *         "updated": "2026-11-30T01:29:19.918Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbkd728r5y78b20kye7wcwg9y",
-         *       "request_id": "req_prod_06h2hbkd728r5y78b20kye7wcwg9y",
+         *       "correlation_id": "req_prod_06h2m4gzj27e8x9jymba0q3ts8b9a",
+         *       "request_id": "req_prod_06h2m4gzj27e8x9jymba0q3ts8b9a",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:00:49.608Z",
+         *       "created": "2026-11-30T01:29:20.538Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         ProductDeletedEvent: {
@@ -20697,18 +20704,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbmtqvfmbz0cpgttcqd47bkh8",
+         *       "id": "evt_prod_06h2m4he5amadr2efkpy4eaw4k2m6",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2hbmtktst0qf8t3rkcp9f0r6f6",
+         *       "aggregate_id": "re_prod_06h2m4he2x6q2w2r9n6tnxa9j2qd6",
          *       "data": {
-         *         "id": "re_prod_06h2hbmtktst0qf8t3rkcp9f0r6f6",
+         *         "id": "re_prod_06h2m4he2x6q2w2r9n6tnxa9j2qd6",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T19:01:01.213Z",
-         *         "payment": "py_prod_06h2hbmabr290ztyedns8xs4q031c",
-         *         "updated": "2026-11-29T19:01:01.213Z",
+         *         "created": "2026-11-30T01:29:24.247Z",
+         *         "payment": "py_prod_06h2m4haj9ymqewpke42zfj7t8hb0",
+         *         "updated": "2026-11-30T01:29:24.247Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20717,13 +20724,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbmt0qwm62daax09nv8grcdyc",
-         *       "request_id": "req_prod_06h2hbmt0qwm62daax09nv8grcdyc",
+         *       "correlation_id": "req_prod_06h2m4hdygp25tj217tf50xcpfwea",
+         *       "request_id": "req_prod_06h2m4hdygp25tj217tf50xcpfwea",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:01:01.247Z",
+         *       "created": "2026-11-30T01:29:24.266Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         RefundCreatedEvent: {
@@ -20768,18 +20775,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbmv4w0x162n477cr19xdch4c",
+         *       "id": "evt_prod_06h2m4he7p4htkdkjtdhyx83nmdse",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2hbmtktst0qf8t3rkcp9f0r6f6",
+         *       "aggregate_id": "re_prod_06h2m4he2x6q2w2r9n6tnxa9j2qd6",
          *       "data": {
-         *         "id": "re_prod_06h2hbmtktst0qf8t3rkcp9f0r6f6",
+         *         "id": "re_prod_06h2m4he2x6q2w2r9n6tnxa9j2qd6",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-29T19:01:01.213Z",
-         *         "payment": "py_prod_06h2hbmabr290ztyedns8xs4q031c",
-         *         "updated": "2026-11-29T19:01:01.308Z",
+         *         "created": "2026-11-30T01:29:24.247Z",
+         *         "payment": "py_prod_06h2m4haj9ymqewpke42zfj7t8hb0",
+         *         "updated": "2026-11-30T01:29:24.268Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20787,13 +20794,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2hbmtktst0qf8t3rkcp9f0r6f6",
+         *         "id": "re_prod_06h2m4he2x6q2w2r9n6tnxa9j2qd6",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T19:01:01.213Z",
-         *         "payment": "py_prod_06h2hbmabr290ztyedns8xs4q031c",
-         *         "updated": "2026-11-29T19:01:01.213Z",
+         *         "created": "2026-11-30T01:29:24.247Z",
+         *         "payment": "py_prod_06h2m4haj9ymqewpke42zfj7t8hb0",
+         *         "updated": "2026-11-30T01:29:24.247Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20801,13 +20808,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbmt0qwm62daax09nv8grcdyc",
-         *       "request_id": "req_prod_06h2hbmt0qwm62daax09nv8grcdyc",
+         *       "correlation_id": "req_prod_06h2m4hdygp25tj217tf50xcpfwea",
+         *       "request_id": "req_prod_06h2m4hdygp25tj217tf50xcpfwea",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:01:01.352Z",
+         *       "created": "2026-11-30T01:29:24.285Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         RefundUpdatedEvent: {
@@ -20852,18 +20859,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbmxs329bg2xgg4nchvgaw912",
+         *       "id": "evt_prod_06h2m4hery96qj62ecevrt0ftx6n2",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2hbmxnn6s9fb42r5n2zzftnm18",
+         *       "aggregate_id": "re_prod_06h2m4henz7e4tmnn2aafqz0t3ymm",
          *       "data": {
-         *         "id": "re_prod_06h2hbmxnn6s9fb42r5n2zzftnm18",
+         *         "id": "re_prod_06h2m4henz7e4tmnn2aafqz0t3ymm",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-29T19:01:01.997Z",
-         *         "payment": "py_prod_06h2hbmp8e9faadvvnkz26gtt048g",
-         *         "updated": "2026-11-29T19:01:02.019Z",
+         *         "created": "2026-11-30T01:29:24.399Z",
+         *         "payment": "py_prod_06h2m4hddqbmmqbnm79wk1x5a2b5e",
+         *         "updated": "2026-11-30T01:29:24.422Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20871,13 +20878,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2hbmxnn6s9fb42r5n2zzftnm18",
+         *         "id": "re_prod_06h2m4henz7e4tmnn2aafqz0t3ymm",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-29T19:01:01.997Z",
-         *         "payment": "py_prod_06h2hbmp8e9faadvvnkz26gtt048g",
-         *         "updated": "2026-11-29T19:01:01.997Z",
+         *         "created": "2026-11-30T01:29:24.399Z",
+         *         "payment": "py_prod_06h2m4hddqbmmqbnm79wk1x5a2b5e",
+         *         "updated": "2026-11-30T01:29:24.399Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20885,13 +20892,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbmxk8xjmzr9eydg9k5v7m9rw",
-         *       "request_id": "req_prod_06h2hbmxk8xjmzr9eydg9k5v7m9rw",
+         *       "correlation_id": "req_prod_06h2m4hej86qrz547xew4mw7j7ed0",
+         *       "request_id": "req_prod_06h2m4hej86qrz547xew4mw7j7ed0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:01:02.024Z",
+         *       "created": "2026-11-30T01:29:24.423Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         RefundFailedEvent: {
@@ -20936,18 +20943,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbh9kfmgn1w6fmsakwdva1z84",
+         *       "id": "evt_prod_06h2m4fwrtqyzkxa0xtcb8z7se7by",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2",
+         *       "aggregate_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m",
          *       "data": {
-         *         "id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2",
+         *         "id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T19:00:32.119Z",
-         *         "display": "st_prod_…pnfj",
+         *         "created": "2026-11-30T01:29:11.615Z",
+         *         "display": "st_prod_…9bp3",
          *         "expires_at": null,
          *         "revoked_at": null,
          *         "allowed_ips": null,
@@ -20962,13 +20969,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2hbh827pr1g863wj00xgp8q8qc",
-         *       "request_id": "req_prod_06h2hbh827pr1g863wj00xgp8q8qc",
+         *       "correlation_id": "req_prod_06h2m4fwp2h622f5yaf880a450xe4",
+         *       "request_id": "req_prod_06h2m4fwp2h622f5yaf880a450xe4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:00:32.284Z",
+         *       "created": "2026-11-30T01:29:11.622Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
+         *       "actor_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -21013,20 +21020,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbhrzrfydc4w00zezdpzwvqh8",
+         *       "id": "evt_prod_06h2m4fyymd1cepcbjwzjhz3gtmy6",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2hbhmrt54ta6wpdpjc4vzr7pey",
+         *       "aggregate_id": "key_prod_06h2m4fyda9dj25cf1r53gg3pncr8",
          *       "data": {
-         *         "id": "key_prod_06h2hbhmrt54ta6wpdpjc4vzr7pey",
+         *         "id": "key_prod_06h2m4fyda9dj25cf1r53gg3pncr8",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-29T19:00:35.139Z",
-         *         "display": "pt_prod_…w17p",
+         *         "created": "2026-11-30T01:29:12.027Z",
+         *         "display": "pt_prod_…k978",
          *         "expires_at": null,
-         *         "revoked_at": "2026-11-29T19:00:36.206Z",
+         *         "revoked_at": "2026-11-30T01:29:12.180Z",
          *         "allowed_ips": null,
          *         "description": null,
          *         "permissions": null,
@@ -21035,13 +21042,13 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h2hbhmrt54ta6wpdpjc4vzr7pey",
+         *         "id": "key_prod_06h2m4fyda9dj25cf1r53gg3pncr8",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T19:00:35.139Z",
-         *         "display": "pt_prod_…w17p",
+         *         "created": "2026-11-30T01:29:12.027Z",
+         *         "display": "pt_prod_…k978",
          *         "expires_at": null,
          *         "revoked_at": null,
          *         "allowed_ips": null,
@@ -21055,13 +21062,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2hbhrkv9rjj4bact6s681j3qww",
-         *       "request_id": "req_prod_06h2hbhrkv9rjj4bact6s681j3qww",
+         *       "correlation_id": "req_prod_06h2m4fyr8dh7g61jzpr6cfdhm01w",
+         *       "request_id": "req_prod_06h2m4fyr8dh7g61jzpr6cfdhm01w",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T19:00:36.223Z",
+         *       "created": "2026-11-30T01:29:12.181Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
+         *       "actor_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -21106,20 +21113,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbhv2dkfr7drye81zy2ysefhy",
+         *       "id": "evt_prod_06h2m4fzdvvc8d5v4szfpe631pyz0",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
+         *       "aggregate_id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
          *       "data": {
-         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
+         *         "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T19:00:36.655Z",
+         *         "created": "2026-11-30T01:29:12.293Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T19:00:36.655Z",
+         *         "updated": "2026-11-30T01:29:12.293Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -21133,13 +21140,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2hbht4zyhh5cpvpm7j7pkz35h0",
-         *       "request_id": "req_prod_06h2hbht4zyhh5cpvpm7j7pkz35h0",
+         *       "correlation_id": "req_prod_06h2m4fz2v96abfdsqvjh1j7jveh8",
+         *       "request_id": "req_prod_06h2m4fz2v96abfdsqvjh1j7jveh8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:00:36.755Z",
+         *       "created": "2026-11-30T01:29:12.302Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -21184,20 +21191,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbhwm614cmrpkbdqtdjsrdmzj",
+         *       "id": "evt_prod_06h2m4fzk2pw30w4616y8de1xgp0r",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
+         *       "aggregate_id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
          *       "data": {
-         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
+         *         "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T19:00:36.655Z",
+         *         "created": "2026-11-30T01:29:12.293Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T19:00:37.146Z",
+         *         "updated": "2026-11-30T01:29:12.342Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21207,15 +21214,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
+         *         "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T19:00:36.655Z",
+         *         "created": "2026-11-30T01:29:12.293Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T19:00:36.655Z",
+         *         "updated": "2026-11-30T01:29:12.293Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -21228,13 +21235,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2hbhwhmzvcnrsh2bvajbr7mmq0",
-         *       "request_id": "req_prod_06h2hbhwhmzvcnrsh2bvajbr7mmq0",
+         *       "correlation_id": "req_prod_06h2m4fzj4rxkc9828ynm3y5ax05c",
+         *       "request_id": "req_prod_06h2m4fzj4rxkc9828ynm3y5ax05c",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:00:37.153Z",
+         *       "created": "2026-11-30T01:29:12.344Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -21279,58 +21286,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbhyzyx4zh6pph4977aytgycj",
+         *       "id": "evt_prod_06h2m4g043etpfnvtz8y9nvn6xxcg",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
+         *       "aggregate_id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
          *       "data": {
-         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
+         *         "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T19:00:36.655Z",
+         *         "created": "2026-11-30T01:29:12.293Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-29T19:00:37.746Z",
+         *         "updated": "2026-11-30T01:29:12.476Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T19:00:37.587Z"
+         *         "previous_secret_expires_at": "2026-12-01T01:29:12.427Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
+         *         "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T19:00:36.655Z",
+         *         "created": "2026-11-30T01:29:12.293Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T19:00:37.587Z",
+         *         "updated": "2026-11-30T01:29:12.427Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T19:00:37.587Z"
+         *         "previous_secret_expires_at": "2026-12-01T01:29:12.427Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2hbhyp70b49gnf1ejshf52nzgc",
-         *       "request_id": "req_prod_06h2hbhyp70b49gnf1ejshf52nzgc",
+         *       "correlation_id": "req_prod_06h2m4g03586yt2xk7fz1cjhp856c",
+         *       "request_id": "req_prod_06h2m4g03586yt2xk7fz1cjhp856c",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-29T19:00:37.759Z",
+         *       "created": "2026-11-30T01:29:12.480Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -21375,20 +21382,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbhxsp7nch9w4tw0chw573cny",
+         *       "id": "evt_prod_06h2m4fzqjda02cfmd6m8mw4fyhbe",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
+         *       "aggregate_id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
          *       "data": {
-         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
+         *         "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T19:00:36.655Z",
+         *         "created": "2026-11-30T01:29:12.293Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T19:00:37.445Z",
+         *         "updated": "2026-11-30T01:29:12.376Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21398,15 +21405,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
+         *         "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T19:00:36.655Z",
+         *         "created": "2026-11-30T01:29:12.293Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T19:00:37.146Z",
+         *         "updated": "2026-11-30T01:29:12.342Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21419,13 +21426,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2hbhxgwn470wat5f455kekn54j",
-         *       "request_id": "req_prod_06h2hbhxgwn470wat5f455kekn54j",
+         *       "correlation_id": "req_prod_06h2m4fzpeyxqg23r8v4magnbcrh6",
+         *       "request_id": "req_prod_06h2m4fzpeyxqg23r8v4magnbcrh6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T19:00:37.453Z",
+         *       "created": "2026-11-30T01:29:12.380Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -21470,20 +21477,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbhy1da6jk9kx7fa1cxnthkyt",
+         *       "id": "evt_prod_06h2m4fztz623q773etx66yy66c9y",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
+         *       "aggregate_id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
          *       "data": {
-         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
+         *         "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T19:00:36.655Z",
+         *         "created": "2026-11-30T01:29:12.293Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T19:00:37.511Z",
+         *         "updated": "2026-11-30T01:29:12.401Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21493,15 +21500,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
+         *         "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T19:00:36.655Z",
+         *         "created": "2026-11-30T01:29:12.293Z",
          *         "enabled": false,
-         *         "updated": "2026-11-29T19:00:37.445Z",
+         *         "updated": "2026-11-30T01:29:12.376Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21514,13 +21521,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2hbhy02ca0c5wgcacqhfwyhvww",
-         *       "request_id": "req_prod_06h2hbhy02ca0c5wgcacqhfwyhvww",
+         *       "correlation_id": "req_prod_06h2m4fzsm7xnthax5ngvcgd27tkj",
+         *       "request_id": "req_prod_06h2m4fzsm7xnthax5ngvcgd27tkj",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T19:00:37.515Z",
+         *       "created": "2026-11-30T01:29:12.407Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -21565,38 +21572,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbhybfy5gfzsacr2v19kskyzj",
+         *       "id": "evt_prod_06h2m4fzzfmxgc0wpmc83v5z6bckw",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
+         *       "aggregate_id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
          *       "data": {
-         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
+         *         "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T19:00:36.655Z",
+         *         "created": "2026-11-30T01:29:12.293Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T19:00:37.587Z",
+         *         "updated": "2026-11-30T01:29:12.427Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-11-30T19:00:37.587Z"
+         *         "previous_secret_expires_at": "2026-12-01T01:29:12.427Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
+         *         "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-29T19:00:36.655Z",
+         *         "created": "2026-11-30T01:29:12.293Z",
          *         "enabled": true,
-         *         "updated": "2026-11-29T19:00:37.511Z",
+         *         "updated": "2026-11-30T01:29:12.401Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21609,13 +21616,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2hbhy901esayq6n1n9bzgb3vam",
-         *       "request_id": "req_prod_06h2hbhy901esayq6n1n9bzgb3vam",
+         *       "correlation_id": "req_prod_06h2m4fzx977zwcwp318sasn6tt36",
+         *       "request_id": "req_prod_06h2m4fzx977zwcwp318sasn6tt36",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-29T19:00:37.595Z",
+         *       "created": "2026-11-30T01:29:12.443Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -21660,15 +21667,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbh75z6cw637xdpfwdyde3c0c",
+         *       "id": "evt_prod_06h2m4fwht0278qgb6xcvj8t3qfxw",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
+         *       "aggregate_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr",
          *       "data": {
-         *         "id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
+         *         "id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-d9488bd4e3@example.com",
+         *         "email": "user-c4fdef311a@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -21680,9 +21687,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:00:31.664Z",
+         *       "created": "2026-11-30T01:29:11.566Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
+         *       "actor_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr"
          *     }
          */
         UserSignedInEvent: {
@@ -21727,15 +21734,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbjd6363wa27b92p975vx95yg",
+         *       "id": "evt_prod_06h2m4ga81x9jpsgds1asky1grhs4",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
+         *       "aggregate_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr",
          *       "data": {
-         *         "id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
+         *         "id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-d9488bd4e3@example.com",
+         *         "email": "user-c4fdef311a@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -21747,9 +21754,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:00:41.393Z",
+         *       "created": "2026-11-30T01:29:15.072Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
+         *       "actor_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr"
          *     }
          */
         UserSignInFailedEvent: {
@@ -21794,15 +21801,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbjweg48360xb0st0beyw57wt",
+         *       "id": "evt_prod_06h2m4gg8ebesmv3vqdh5yyev1x7c",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
+         *       "aggregate_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr",
          *       "data": {
-         *         "id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
+         *         "id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-d9488bd4e3@example.com",
+         *         "email": "user-c4fdef311a@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -21814,9 +21821,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T19:00:45.300Z",
+         *       "created": "2026-11-30T01:29:16.611Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
+         *       "actor_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr"
          *     }
          */
         UserSignedOutEvent: {
@@ -21861,15 +21868,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbjp0z3ygn4v6mjf3yde56zja",
+         *       "id": "evt_prod_06h2m4gd7z40885wr3jwez2kq3yfc",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
+         *       "aggregate_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr",
          *       "data": {
-         *         "id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
+         *         "id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-d9488bd4e3@example.com",
+         *         "email": "user-c4fdef311a@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -21881,9 +21888,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T19:00:43.655Z",
+         *       "created": "2026-11-30T01:29:15.839Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
+         *       "actor_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -21928,12 +21935,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbk8m3gdxphka5rr20mnvd5ca",
+         *       "id": "evt_prod_06h2m4gtvcjbf80qjvggwrz1kqzp2",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
+         *       "aggregate_id": "acc_prod_06h2m4frw3qgh5k8zywcq0vfrp6g8",
          *       "data": {
-         *         "id": "acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
+         *         "id": "acc_prod_06h2m4frw3qgh5k8zywcq0vfrp6g8",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -21960,7 +21967,7 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
+         *         "id": "acc_prod_06h2m4frw3qgh5k8zywcq0vfrp6g8",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -21981,13 +21988,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbk8hepc0fg11ag7n6q44c3de",
-         *       "request_id": "req_prod_06h2hbk8hepc0fg11ag7n6q44c3de",
+         *       "correlation_id": "req_prod_06h2m4gtryad8rbwa62at44aqtdw6",
+         *       "request_id": "req_prod_06h2m4gtryad8rbwa62at44aqtdw6",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T19:00:48.417Z",
+         *       "created": "2026-11-30T01:29:19.323Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -22032,17 +22039,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbk8w99njkkegzgcqfwmjpp30",
+         *       "id": "evt_prod_06h2m4gtzr8adxyqndd8m94qjesyw",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2hbk8vcc71vk1mtwggg4dcknx0",
+         *       "aggregate_id": "txr_prod_06h2m4gtzkyk8ysdb9x4c22536jyj",
          *       "data": {
-         *         "id": "txr_prod_06h2hbk8vcc71vk1mtwggg4dcknx0",
+         *         "id": "txr_prod_06h2m4gtzkyk8ysdb9x4c22536jyj",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T19:00:48.475Z",
-         *         "updated": "2026-11-29T19:00:48.475Z",
+         *         "created": "2026-11-30T01:29:19.356Z",
+         *         "updated": "2026-11-30T01:29:19.356Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -22053,13 +22060,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbk8tgccfdcm0m7245y8z9t8j",
-         *       "request_id": "req_prod_06h2hbk8tgccfdcm0m7245y8z9t8j",
+         *       "correlation_id": "req_prod_06h2m4gty7c5qwk7drdqdxqjbdmap",
+         *       "request_id": "req_prod_06h2m4gty7c5qwk7drdqdxqjbdmap",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:00:48.482Z",
+         *       "created": "2026-11-30T01:29:19.358Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -22104,17 +22111,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbk9ts082mgb11hg9zb1bzhs8",
+         *       "id": "evt_prod_06h2m4gv81tct2j6wer0mv0wpjppt",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2hbk8vcc71vk1mtwggg4dcknx0",
+         *       "aggregate_id": "txr_prod_06h2m4gtzkyk8ysdb9x4c22536jyj",
          *       "data": {
-         *         "id": "txr_prod_06h2hbk8vcc71vk1mtwggg4dcknx0",
+         *         "id": "txr_prod_06h2m4gtzkyk8ysdb9x4c22536jyj",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T19:00:48.475Z",
-         *         "updated": "2026-11-29T19:00:48.707Z",
+         *         "created": "2026-11-30T01:29:19.356Z",
+         *         "updated": "2026-11-30T01:29:19.421Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -22124,12 +22131,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h2hbk8vcc71vk1mtwggg4dcknx0",
+         *         "id": "txr_prod_06h2m4gtzkyk8ysdb9x4c22536jyj",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-29T19:00:48.475Z",
-         *         "updated": "2026-11-29T19:00:48.475Z",
+         *         "created": "2026-11-30T01:29:19.356Z",
+         *         "updated": "2026-11-30T01:29:19.356Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -22139,13 +22146,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbk9kh4p85d8psp7t0m4292kp",
-         *       "request_id": "req_prod_06h2hbk9kh4p85d8psp7t0m4292kp",
+         *       "correlation_id": "req_prod_06h2m4gv436jz4s24wgs12cw46prp",
+         *       "request_id": "req_prod_06h2m4gv436jz4s24wgs12cw46prp",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:00:48.726Z",
+         *       "created": "2026-11-30T01:29:19.424Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -22190,16 +22197,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbktynt7xb47x9j1f03yr9hs4",
+         *       "id": "evt_prod_06h2m4h528qtmazyz1e2tf1em08be",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
+         *       "aggregate_id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
          *       "data": {
-         *         "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
+         *         "id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T19:00:53.103Z",
-         *         "updated": "2026-11-29T19:00:53.103Z",
+         *         "created": "2026-11-30T01:29:21.927Z",
+         *         "updated": "2026-11-30T01:29:21.927Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22208,13 +22215,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbktpfpc6me66gxmq332182d0",
-         *       "request_id": "req_prod_06h2hbktpfpc6me66gxmq332182d0",
+         *       "correlation_id": "req_prod_06h2m4h4ydm5bsd6nyqbnv1j3wjy2",
+         *       "request_id": "req_prod_06h2m4h4ydm5bsd6nyqbnv1j3wjy2",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:00:53.109Z",
+         *       "created": "2026-11-30T01:29:21.938Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         MeterCreatedEvent: {
@@ -22259,16 +22266,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbkvbrbzy6zaw3tgcgw37vbdw",
+         *       "id": "evt_prod_06h2m4h5mq73374zzyxbvb721g25j",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
+         *       "aggregate_id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
          *       "data": {
-         *         "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
+         *         "id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T19:00:53.103Z",
-         *         "updated": "2026-11-29T19:00:53.211Z",
+         *         "created": "2026-11-30T01:29:21.927Z",
+         *         "updated": "2026-11-30T01:29:22.062Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22276,11 +22283,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
+         *         "id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T19:00:53.103Z",
-         *         "updated": "2026-11-29T19:00:53.103Z",
+         *         "created": "2026-11-30T01:29:21.927Z",
+         *         "updated": "2026-11-30T01:29:21.927Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22288,13 +22295,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbkv93hmjkh78xwrbgbxy91j4",
-         *       "request_id": "req_prod_06h2hbkv93hmjkh78xwrbgbxy91j4",
+         *       "correlation_id": "req_prod_06h2m4h5dd2z2zc1amendgptn3g7w",
+         *       "request_id": "req_prod_06h2m4h5dd2z2zc1amendgptn3g7w",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:00:53.214Z",
+         *       "created": "2026-11-30T01:29:22.085Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         MeterUpdatedEvent: {
@@ -22339,16 +22346,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbkwt1mscfmr5ay16rxfk1vm8",
+         *       "id": "evt_prod_06h2m4h5xq4854esmkbf6y1y1e8xj",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
+         *       "aggregate_id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
          *       "data": {
-         *         "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
+         *         "id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T19:00:53.103Z",
-         *         "updated": "2026-11-29T19:00:53.575Z",
+         *         "created": "2026-11-30T01:29:21.927Z",
+         *         "updated": "2026-11-30T01:29:22.149Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22356,11 +22363,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
+         *         "id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T19:00:53.103Z",
-         *         "updated": "2026-11-29T19:00:53.211Z",
+         *         "created": "2026-11-30T01:29:21.927Z",
+         *         "updated": "2026-11-30T01:29:22.062Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22368,13 +22375,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbkvkd5p3pybbc7he0v3qpxeg",
-         *       "request_id": "req_prod_06h2hbkvkd5p3pybbc7he0v3qpxeg",
+         *       "correlation_id": "req_prod_06h2m4h5wdxjjk8bftxn9s96z1taj",
+         *       "request_id": "req_prod_06h2m4h5wdxjjk8bftxn9s96z1taj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T19:00:53.585Z",
+         *       "created": "2026-11-30T01:29:22.157Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -22419,16 +22426,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbkxamh4a975n11r34fpfgs1m",
+         *       "id": "evt_prod_06h2m4h66t4tbpbq307jjh3paabsc",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
+         *       "aggregate_id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
          *       "data": {
-         *         "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
+         *         "id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-29T19:00:53.103Z",
-         *         "updated": "2026-11-29T19:00:53.710Z",
+         *         "created": "2026-11-30T01:29:21.927Z",
+         *         "updated": "2026-11-30T01:29:22.219Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22436,11 +22443,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
+         *         "id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-29T19:00:53.103Z",
-         *         "updated": "2026-11-29T19:00:53.575Z",
+         *         "created": "2026-11-30T01:29:21.927Z",
+         *         "updated": "2026-11-30T01:29:22.149Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22448,13 +22455,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbkx5wr2xnqr1vxygcn6d8s66",
-         *       "request_id": "req_prod_06h2hbkx5wr2xnqr1vxygcn6d8s66",
+         *       "correlation_id": "req_prod_06h2m4h61mw0x3h50sbdre13cv3nw",
+         *       "request_id": "req_prod_06h2m4h61mw0x3h50sbdre13cv3nw",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T19:00:53.717Z",
+         *       "created": "2026-11-30T01:29:22.230Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         MeterReactivatedEvent: {
@@ -22499,29 +22506,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbkj41wwb7zfprm9svfyfkg3g",
+         *       "id": "evt_prod_06h2m4h1fe59c62m19k21jcnm56ye",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h2hbkj2s9r7sxfrdxk67zfkfh38",
+         *       "aggregate_id": "feat_prod_06h2m4h1f9m1zf1kfet9t90zd0388",
          *       "data": {
-         *         "id": "feat_prod_06h2hbkj2s9r7sxfrdxk67zfkfh38",
+         *         "id": "feat_prod_06h2m4h1f9m1zf1kfet9t90zd0388",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-29T19:00:50.838Z",
-         *         "updated": "2026-11-29T19:00:50.838Z",
+         *         "created": "2026-11-30T01:29:21.018Z",
+         *         "updated": "2026-11-30T01:29:21.018Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbkj1yyeegv4p8h9z9k82a2n4",
-         *       "request_id": "req_prod_06h2hbkj1yyeegv4p8h9z9k82a2n4",
+         *       "correlation_id": "req_prod_06h2m4h1etka7ww93hfz7x8z8pdy4",
+         *       "request_id": "req_prod_06h2m4h1etka7ww93hfz7x8z8pdy4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:00:50.848Z",
+         *       "created": "2026-11-30T01:29:21.019Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         FeatureCreatedEvent: {
@@ -22566,36 +22573,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbkjx9m3cvkrmagdxzqs95gp2",
+         *       "id": "evt_prod_06h2m4h1qs0sw5ztx5ch23d0v1d0t",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2hbkjw3zw3yy0xvrbshaz1ts36",
+         *       "aggregate_id": "prodft_prod_06h2m4h1qks4vb8nvx6khz89qn6fc",
          *       "data": {
-         *         "id": "prodft_prod_06h2hbkjw3zw3yy0xvrbshaz1ts36",
+         *         "id": "prodft_prod_06h2m4h1qks4vb8nvx6khz89qn6fc",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T19:00:51.040Z",
+         *         "created": "2026-11-30T01:29:21.084Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2hbkj2s9r7sxfrdxk67zfkfh38",
+         *           "id": "feat_prod_06h2m4h1f9m1zf1kfet9t90zd0388",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T19:00:50.838Z",
-         *           "updated": "2026-11-29T19:00:50.838Z",
+         *           "created": "2026-11-30T01:29:21.018Z",
+         *           "updated": "2026-11-30T01:29:21.018Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
+         *         "product": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbkjn67yjrg9qdmjf67ey573e",
-         *       "request_id": "req_prod_06h2hbkjn67yjrg9qdmjf67ey573e",
+         *       "correlation_id": "req_prod_06h2m4h1nv0e2388aqkxes1ne3d1w",
+         *       "request_id": "req_prod_06h2m4h1nv0e2388aqkxes1ne3d1w",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:00:51.050Z",
+         *       "created": "2026-11-30T01:29:21.086Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -22640,36 +22647,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbkr18a5adqafmgjn1gq7zc6r",
+         *       "id": "evt_prod_06h2m4h37576zw3e604sdtnewk8dm",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2hbkpjy3hkpma6d79drhwpw3jm",
+         *       "aggregate_id": "prodft_prod_06h2m4h2vtfcxv6x09mt7v95fsxwr",
          *       "data": {
-         *         "id": "prodft_prod_06h2hbkpjy3hkpma6d79drhwpw3jm",
+         *         "id": "prodft_prod_06h2m4h2vtfcxv6x09mt7v95fsxwr",
          *         "object": "product_feature",
-         *         "created": "2026-11-29T19:00:51.992Z",
+         *         "created": "2026-11-30T01:29:21.374Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2hbkkpzt5s4h6kfj2k1hncn8jw",
+         *           "id": "feat_prod_06h2m4h2amjbnfqgzn1ezkg95vtc2",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-29T19:00:51.255Z",
-         *           "updated": "2026-11-29T19:00:51.255Z",
+         *           "created": "2026-11-30T01:29:21.237Z",
+         *           "updated": "2026-11-30T01:29:21.237Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
+         *         "product": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbkq21s843whq04ktxy7zfyha",
-         *       "request_id": "req_prod_06h2hbkq21s843whq04ktxy7zfyha",
+         *       "correlation_id": "req_prod_06h2m4h33tkmd742jfreyqbms0cs0",
+         *       "request_id": "req_prod_06h2m4h33tkmd742jfreyqbms0cs0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:00:52.363Z",
+         *       "created": "2026-11-30T01:29:21.465Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -22714,36 +22721,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbp4cnchnjrzwa1jnwzy1qnrj",
+         *       "id": "evt_prod_06h2m4j2kxgxpek4ftcx5maesxn3y",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *       "aggregate_id": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h2hbkj2s9r7sxfrdxk67zfkfh38",
+         *             "feature": "feat_prod_06h2m4h1f9m1zf1kfet9t90zd0388",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg"
+         *             "source_subscription": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbp3kd872daamf5ps7gmtjza2",
-         *       "request_id": "req_prod_06h2hbp3kd872daamf5ps7gmtjza2",
+         *       "correlation_id": "req_prod_06h2m4j1xgvn9814mkws8e15h377m",
+         *       "request_id": "req_prod_06h2m4j1xgvn9814mkws8e15h377m",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T19:01:11.909Z",
+         *       "created": "2026-11-30T01:29:29.503Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -22788,13 +22795,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbkswrzegdrjd0w304sgex2kc",
+         *       "id": "evt_prod_06h2m4h4n0a95n3x64a6ct7savxt2",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
+         *       "aggregate_id": "acc_prod_06h2m4frw3qgh5k8zywcq0vfrp6g8",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-29T19:00:52.821Z",
+         *         "updated": "2026-11-30T01:29:21.802Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -22899,13 +22906,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbkssjg3ntm51cpp95c5bbea4",
-         *       "request_id": "req_prod_06h2hbkssjg3ntm51cpp95c5bbea4",
+         *       "correlation_id": "req_prod_06h2m4h492qkfzvxsd2hbazadhd74",
+         *       "request_id": "req_prod_06h2m4h492qkfzvxsd2hbazadhd74",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T19:00:52.838Z",
+         *       "created": "2026-11-30T01:29:21.832Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -22950,13 +22957,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbnkb0xdqhnec33fm88qq3n2g",
+         *       "id": "evt_prod_06h2m4htnka8zekmkbfdc0sr6tfrr",
          *       "type": "credit_note.created",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2hbnjv2qahmemqapwdce13va2c",
+         *       "aggregate_id": "cn_prod_06h2m4htdrpxaznmmfz56mxfmfdgw",
          *       "data": {
-         *         "id": "cn_prod_06h2hbnjv2qahmemqapwdce13va2c",
-         *         "pdf": "http://127.0.0.1:45453/api/credit-notes/cn_prod_06h2hbnjv2qahmemqapwdce13va2c/pdf",
+         *         "id": "cn_prod_06h2m4htdrpxaznmmfz56mxfmfdgw",
+         *         "pdf": "http://127.0.0.1:46319/api/credit-notes/cn_prod_06h2m4htdrpxaznmmfz56mxfmfdgw/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -22974,16 +22981,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T19:01:07.416Z",
-         *         "invoice": "in_prod_06h2hbnh49jwgqq1kxmkx8etwmj0g",
+         *         "created": "2026-11-30T01:29:27.406Z",
+         *         "invoice": "in_prod_06h2m4hswyyy3xp4q44bqnrx94nhc",
          *         "refunds": [],
-         *         "updated": "2026-11-29T19:01:07.416Z",
+         *         "updated": "2026-11-30T01:29:27.406Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "249f517b3709cca1e1d4073544cdc462d5d49d30d82c1a65533e4bd7a7e2d8a6",
+         *         "pdf_sha256": "93bf62556390e154aaf41c22491cbcf5d929d9c2f5893e5af26e75f2344e5a1a",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -22995,13 +23002,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbnjhh97ye5r6qswvqhqaghkp",
-         *       "request_id": "req_prod_06h2hbnjhh97ye5r6qswvqhqaghkp",
+         *       "correlation_id": "req_prod_06h2m4ht5dhkzfb0mbmjtwrgw1s8y",
+         *       "request_id": "req_prod_06h2m4ht5dhkzfb0mbmjtwrgw1s8y",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:01:07.544Z",
+         *       "created": "2026-11-30T01:29:27.468Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         CreditNoteCreatedEvent: {
@@ -23046,13 +23053,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbnnhb738qjw1evn5jyjberd2",
+         *       "id": "evt_prod_06h2m4hv8zshx0wadxhkv17b20awt",
          *       "type": "credit_note.voided",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2hbnjv2qahmemqapwdce13va2c",
+         *       "aggregate_id": "cn_prod_06h2m4htdrpxaznmmfz56mxfmfdgw",
          *       "data": {
-         *         "id": "cn_prod_06h2hbnjv2qahmemqapwdce13va2c",
-         *         "pdf": "http://127.0.0.1:45453/api/credit-notes/cn_prod_06h2hbnjv2qahmemqapwdce13va2c/pdf",
+         *         "id": "cn_prod_06h2m4htdrpxaznmmfz56mxfmfdgw",
+         *         "pdf": "http://127.0.0.1:46319/api/credit-notes/cn_prod_06h2m4htdrpxaznmmfz56mxfmfdgw/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -23070,16 +23077,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "void",
-         *         "created": "2026-11-29T19:01:07.416Z",
-         *         "invoice": "in_prod_06h2hbnh49jwgqq1kxmkx8etwmj0g",
+         *         "created": "2026-11-30T01:29:27.406Z",
+         *         "invoice": "in_prod_06h2m4hswyyy3xp4q44bqnrx94nhc",
          *         "refunds": [],
-         *         "updated": "2026-11-29T19:01:08.092Z",
+         *         "updated": "2026-11-30T01:29:27.603Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-29T19:01:08.092Z",
-         *         "pdf_sha256": "249f517b3709cca1e1d4073544cdc462d5d49d30d82c1a65533e4bd7a7e2d8a6",
+         *         "voided_at": "2026-11-30T01:29:27.603Z",
+         *         "pdf_sha256": "93bf62556390e154aaf41c22491cbcf5d929d9c2f5893e5af26e75f2344e5a1a",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -23090,8 +23097,8 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "previous_data": {
-         *         "id": "cn_prod_06h2hbnjv2qahmemqapwdce13va2c",
-         *         "pdf": "http://127.0.0.1:45453/api/credit-notes/cn_prod_06h2hbnjv2qahmemqapwdce13va2c/pdf",
+         *         "id": "cn_prod_06h2m4htdrpxaznmmfz56mxfmfdgw",
+         *         "pdf": "http://127.0.0.1:46319/api/credit-notes/cn_prod_06h2m4htdrpxaznmmfz56mxfmfdgw/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -23109,16 +23116,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-29T19:01:07.416Z",
-         *         "invoice": "in_prod_06h2hbnh49jwgqq1kxmkx8etwmj0g",
+         *         "created": "2026-11-30T01:29:27.406Z",
+         *         "invoice": "in_prod_06h2m4hswyyy3xp4q44bqnrx94nhc",
          *         "refunds": [],
-         *         "updated": "2026-11-29T19:01:07.416Z",
+         *         "updated": "2026-11-30T01:29:27.406Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "249f517b3709cca1e1d4073544cdc462d5d49d30d82c1a65533e4bd7a7e2d8a6",
+         *         "pdf_sha256": "93bf62556390e154aaf41c22491cbcf5d929d9c2f5893e5af26e75f2344e5a1a",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -23129,13 +23136,13 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbnn79e0q1rcjsgepm1wmcvb8",
-         *       "request_id": "req_prod_06h2hbnn79e0q1rcjsgepm1wmcvb8",
+         *       "correlation_id": "req_prod_06h2m4hv0qj81cqax1rwffhpxvpsw",
+         *       "request_id": "req_prod_06h2m4hv0qj81cqax1rwffhpxvpsw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:01:08.106Z",
+         *       "created": "2026-11-30T01:29:27.623Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         CreditNoteVoidedEvent: {
@@ -23180,34 +23187,34 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbnpze2j9xq0bd09gwpej30kc",
+         *       "id": "evt_prod_06h2m4hw6vyjmgacq8zj78vjs9bc0",
          *       "type": "customer.balance_transaction.created",
          *       "aggregate_type": "customer_balance_transaction",
-         *       "aggregate_id": "cbtxn_prod_06h2hbnpxa46r79g0rcmhc1qmb6hm",
+         *       "aggregate_id": "cbtxn_prod_06h2m4hw5nvqbktgrt81x7z1e02t2",
          *       "data": {
-         *         "id": "cbtxn_prod_06h2hbnpxa46r79g0rcmhc1qmb6hm",
+         *         "id": "cbtxn_prod_06h2m4hw5nvqbktgrt81x7z1e02t2",
          *         "type": "credit_note",
          *         "object": "customer_balance_transaction",
-         *         "created": "2026-11-29T19:01:08.459Z",
-         *         "invoice": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
+         *         "created": "2026-11-30T01:29:27.854Z",
+         *         "invoice": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "amount_atom": 100,
-         *         "credit_note": "cn_prod_06h2hbnptj7aqced7sgrfxkbg1sgc",
+         *         "credit_note": "cn_prod_06h2m4hw492q0rhq26btk1ksjncn2",
          *         "description": null,
          *         "ending_balance_atom": 100,
          *         "subscription_change_request": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbnpky314y56z6jaxekymke4m",
-         *       "request_id": "req_prod_06h2hbnpky314y56z6jaxekymke4m",
+         *       "correlation_id": "req_prod_06h2m4hvv4nw2c6h7mmrywtpz72cr",
+         *       "request_id": "req_prod_06h2m4hvv4nw2c6h7mmrywtpz72cr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:01:08.475Z",
+         *       "created": "2026-11-30T01:29:27.862Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         CustomerBalanceTransactionCreatedEvent: {
@@ -23252,15 +23259,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbj3aawpdrbcjgmg08a7kxczr",
+         *       "id": "evt_prod_06h2m4g2ztpwrr9fnm2khrr3jbpqe",
          *       "type": "member.invited",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2hbj342vhp9ed5m3xhqzt0n4d8",
+         *       "aggregate_id": "inv_prod_06h2m4g20gjvggftya7fxt6ham7pg",
          *       "data": {
-         *         "id": "inv_prod_06h2hbj342vhp9ed5m3xhqzt0n4d8",
+         *         "id": "inv_prod_06h2m4g20gjvggftya7fxt6ham7pg",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx27fgat@example.com",
+         *         "email": "withdrawn-mx2lb60e@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -23271,12 +23278,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2hbj1yn01jmrbr34w2nz1mzb94",
+         *       "request_id": "req_prod_06h2m4g1cragmvh9pjcx6zahhfqwj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:00:38.867Z",
+         *       "created": "2026-11-30T01:29:13.214Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
+         *       "actor_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr"
          *     }
          */
         MemberInvitedEvent: {
@@ -23321,24 +23328,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbj3tkc9ms9vkwhh3vw8j5rsr",
+         *       "id": "evt_prod_06h2m4g3pcs62jdmnyk4ypy6encve",
          *       "type": "member.invitation_revoked",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2hbj342vhp9ed5m3xhqzt0n4d8",
+         *       "aggregate_id": "inv_prod_06h2m4g20gjvggftya7fxt6ham7pg",
          *       "data": {
-         *         "id": "inv_prod_06h2hbj342vhp9ed5m3xhqzt0n4d8",
+         *         "id": "inv_prod_06h2m4g20gjvggftya7fxt6ham7pg",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx27fgat@example.com",
+         *         "email": "withdrawn-mx2lb60e@example.com",
          *         "object": "member",
          *         "status": "invitation_revoked",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "inv_prod_06h2hbj342vhp9ed5m3xhqzt0n4d8",
+         *         "id": "inv_prod_06h2m4g20gjvggftya7fxt6ham7pg",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx27fgat@example.com",
+         *         "email": "withdrawn-mx2lb60e@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -23348,12 +23355,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2hbj3p1bmm5d56wat5tjdb6c5y",
+         *       "request_id": "req_prod_06h2m4g3jd6qwjh373grnkekq208j",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:00:38.997Z",
+         *       "created": "2026-11-30T01:29:13.395Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
+         *       "actor_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr"
          *     }
          */
         MemberInvitationRevokedEvent: {
@@ -23398,18 +23405,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbj8w3pvymrsrtdee7xx906b4",
+         *       "id": "evt_prod_06h2m4g6fqcbd7qkx53kfentj73ze",
          *       "type": "member.joined",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
+         *       "aggregate_id": "user_prod_06h2m4g6crsdg5y41zcvyrfe6nff0",
          *       "data": {
-         *         "id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
+         *         "id": "user_prod_06h2m4g6crsdg5y41zcvyrfe6nff0",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx27fgat@example.com",
+         *         "email": "joined-mx2lb60e@example.com",
          *         "object": "member",
          *         "status": "active",
-         *         "invitation": "inv_prod_06h2hbj4n550w8pv4r3j1hxjnm1d0"
+         *         "invitation": "inv_prod_06h2m4g3tjdqqbv5c20q9s9pzxj42"
          *       },
          *       "previous_data": null,
          *       "metadata": {
@@ -23417,12 +23424,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2hbj8sws756m8a1kpvpy1fhaq2",
+         *       "request_id": "req_prod_06h2m4g6e96f08m9zka697a9dgbre",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:00:40.289Z",
+         *       "created": "2026-11-30T01:29:14.109Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0"
+         *       "actor_id": "user_prod_06h2m4g6crsdg5y41zcvyrfe6nff0"
          *     }
          */
         MemberJoinedEvent: {
@@ -23467,24 +23474,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbj9pe095ew4eyssbf1x32ndj",
+         *       "id": "evt_prod_06h2m4g7480e03h5zy8e67vg8xm9t",
          *       "type": "member.role_changed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
+         *       "aggregate_id": "user_prod_06h2m4g6crsdg5y41zcvyrfe6nff0",
          *       "data": {
-         *         "id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
+         *         "id": "user_prod_06h2m4g6crsdg5y41zcvyrfe6nff0",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx27fgat@example.com",
+         *         "email": "joined-mx2lb60e@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
+         *         "id": "user_prod_06h2m4g6crsdg5y41zcvyrfe6nff0",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx27fgat@example.com",
+         *         "email": "joined-mx2lb60e@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -23494,12 +23501,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2hbj9f0ey3mj53an5z4yaq55ae",
+         *       "request_id": "req_prod_06h2m4g6vjxxzkcps6atxty6dvbp4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:00:40.499Z",
+         *       "created": "2026-11-30T01:29:14.274Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
+         *       "actor_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr"
          *     }
          */
         MemberRoleChangedEvent: {
@@ -23544,24 +23551,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbja4t3n41aggmc7erzx4jarm",
+         *       "id": "evt_prod_06h2m4g7kc92zwpt6tkqj5zyr60rg",
          *       "type": "member.removed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
+         *       "aggregate_id": "user_prod_06h2m4g6crsdg5y41zcvyrfe6nff0",
          *       "data": {
-         *         "id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
+         *         "id": "user_prod_06h2m4g6crsdg5y41zcvyrfe6nff0",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx27fgat@example.com",
+         *         "email": "joined-mx2lb60e@example.com",
          *         "object": "member",
          *         "status": "removed",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
+         *         "id": "user_prod_06h2m4g6crsdg5y41zcvyrfe6nff0",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx27fgat@example.com",
+         *         "email": "joined-mx2lb60e@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -23571,12 +23578,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2hbj9xw8bxmw1c4h8bc9ct45aw",
+         *       "request_id": "req_prod_06h2m4g78r1r8658m6d61f2nz2h6w",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T19:00:40.614Z",
+         *       "created": "2026-11-30T01:29:14.395Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
+         *       "actor_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr"
          *     }
          */
         MemberRemovedEvent: {
@@ -23621,31 +23628,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbjy41nqw3gjwxv39kt47crwy",
+         *       "id": "evt_prod_06h2m4ghb5zpfp21vch2b0x6w474g",
          *       "type": "payment_processor.connected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
+         *       "aggregate_id": "acc_prod_06h2m4frw3qgh5k8zywcq0vfrp6g8",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T19:00:45.705Z",
-         *         "updated": "2026-11-29T19:00:45.705Z",
+         *         "created": "2026-11-30T01:29:16.885Z",
+         *         "updated": "2026-11-30T01:29:16.885Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:45453/api/processors/stripe/acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
+         *         "webhook_url": "http://127.0.0.1:46319/api/processors/stripe/acc_prod_06h2m4frw3qgh5k8zywcq0vfrp6g8",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_65a8d619a3fa7f61d7474721",
-         *         "webhook_endpoint_id": "we_6e070029e6d64235bab90a11"
+         *         "processor_account": "acct_ace480699de6a570102dc2b2",
+         *         "webhook_endpoint_id": "we_3a886de5908e0a6a2ee48efa"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbjwv2c4p6ga132r6e9d26f12",
-         *       "request_id": "req_prod_06h2hbjwv2c4p6ga132r6e9d26f12",
+         *       "correlation_id": "req_prod_06h2m4ggpb7ganzrfd28266n8fjyc",
+         *       "request_id": "req_prod_06h2m4ggpb7ganzrfd28266n8fjyc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:00:45.728Z",
+         *       "created": "2026-11-30T01:29:16.889Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         PaymentProcessorConnectedEvent: {
@@ -23690,31 +23697,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbk84txzxav48qzbbf2ct1wwg",
+         *       "id": "evt_prod_06h2m4gtn315x7veqft4rj1s0vynr",
          *       "type": "payment_processor.disconnected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
+         *       "aggregate_id": "acc_prod_06h2m4frw3qgh5k8zywcq0vfrp6g8",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-29T19:00:45.705Z",
-         *         "updated": "2026-11-29T19:00:45.705Z",
+         *         "created": "2026-11-30T01:29:16.885Z",
+         *         "updated": "2026-11-30T01:29:16.885Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:45453/api/processors/stripe/acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
+         *         "webhook_url": "http://127.0.0.1:46319/api/processors/stripe/acc_prod_06h2m4frw3qgh5k8zywcq0vfrp6g8",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_65a8d619a3fa7f61d7474721",
-         *         "webhook_endpoint_id": "we_6e070029e6d64235bab90a11"
+         *         "processor_account": "acct_ace480699de6a570102dc2b2",
+         *         "webhook_endpoint_id": "we_3a886de5908e0a6a2ee48efa"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbk818vm718j6nhs1rfwf1v7g",
-         *       "request_id": "req_prod_06h2hbk818vm718j6nhs1rfwf1v7g",
+         *       "correlation_id": "req_prod_06h2m4gtmbt5veas0ctw2v1sdxf70",
+         *       "request_id": "req_prod_06h2m4gtmbt5veas0ctw2v1sdxf70",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:00:48.294Z",
+         *       "created": "2026-11-30T01:29:19.272Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         PaymentProcessorDisconnectedEvent: {
@@ -23759,36 +23766,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbpgw9xr51zj86b1nmh4724be",
+         *       "id": "evt_prod_06h2m4j9hfr3qv0d0bex5ga6b1gd8",
          *       "type": "subscription_change_request.scheduled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2hbpfnqmrx7hxmtng4ezgp5q8w",
+         *       "aggregate_id": "scr_prod_06h2m4j8pfqgvcedvzf01sft5q8am",
          *       "data": {
-         *         "id": "scr_prod_06h2hbpfnqmrx7hxmtng4ezgp5q8w",
+         *         "id": "scr_prod_06h2m4j8pfqgvcedvzf01sft5q8am",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
+         *             "item": "si_prod_06h2m4j7vznkmt0spkt0xsdwr0he2",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2hbpc46fqj7167010cv290aevg",
+         *             "price": "price_prod_06h2m4j7rswztfjv20gn1c139vhet",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T19:01:14.535Z",
+         *         "created": "2026-11-30T01:29:30.948Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T19:01:15.062Z",
+         *         "updated": "2026-11-30T01:29:31.197Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T19:01:14.081Z",
-         *         "subscription": "sub_prod_06h2hbpcz87xdestf9xyaf720tn6g",
+         *         "effective_at": "2026-12-30T01:29:30.845Z",
+         *         "subscription": "sub_prod_06h2m4j7vznkmt0spkt0xsdwr0he0",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T19:01:14.535Z",
+         *         "proration_date": "2026-11-30T01:29:30.948Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23801,21 +23808,21 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2hbpfnqmrx7hxmtng4ezgp5q8w",
+         *         "id": "scr_prod_06h2m4j8pfqgvcedvzf01sft5q8am",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
+         *             "item": "si_prod_06h2m4j7vznkmt0spkt0xsdwr0he2",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2hbpc46fqj7167010cv290aevg",
+         *             "price": "price_prod_06h2m4j7rswztfjv20gn1c139vhet",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "open",
-         *         "created": "2026-11-29T19:01:14.535Z",
+         *         "created": "2026-11-30T01:29:30.948Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T19:01:14.535Z",
+         *         "updated": "2026-11-30T01:29:30.948Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -23823,9 +23830,9 @@ export type components = {
          *         "applied_at": null,
          *         "last_error": null,
          *         "effective_at": null,
-         *         "subscription": "sub_prod_06h2hbpcz87xdestf9xyaf720tn6g",
+         *         "subscription": "sub_prod_06h2m4j7vznkmt0spkt0xsdwr0he0",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T19:01:14.535Z",
+         *         "proration_date": "2026-11-30T01:29:30.948Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23838,13 +23845,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbpgftpjqg8tycgc4700zz9h8",
-         *       "request_id": "req_prod_06h2hbpgftpjqg8tycgc4700zz9h8",
+         *       "correlation_id": "req_prod_06h2m4j91j5nqvmbbkpydymrj13hy",
+         *       "request_id": "req_prod_06h2m4j91j5nqvmbbkpydymrj13hy",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:01:15.106Z",
+         *       "created": "2026-11-30T01:29:31.276Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         SubscriptionChangeRequestScheduledEvent: {
@@ -23889,36 +23896,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbqkvek90w0qs8zn7mfs3q586",
+         *       "id": "evt_prod_06h2m4jjmbeccetc95kxm6wm8rydr",
          *       "type": "subscription_change_request.applied",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2hbpfnqmrx7hxmtng4ezgp5q8w",
+         *       "aggregate_id": "scr_prod_06h2m4j8pfqgvcedvzf01sft5q8am",
          *       "data": {
-         *         "id": "scr_prod_06h2hbpfnqmrx7hxmtng4ezgp5q8w",
+         *         "id": "scr_prod_06h2m4j8pfqgvcedvzf01sft5q8am",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
+         *             "item": "si_prod_06h2m4j7vznkmt0spkt0xsdwr0he2",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2hbpc46fqj7167010cv290aevg",
+         *             "price": "price_prod_06h2m4j7rswztfjv20gn1c139vhet",
          *             "state": "applied",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "applied",
-         *         "created": "2026-11-29T19:01:14.535Z",
+         *         "created": "2026-11-30T01:29:30.948Z",
          *         "invoice": null,
-         *         "updated": "2026-12-29T19:01:14.081Z",
+         *         "updated": "2026-12-30T01:29:30.845Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
-         *         "applied_at": "2026-12-29T19:01:14.081Z",
+         *         "applied_at": "2026-12-30T01:29:30.845Z",
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T19:01:14.081Z",
-         *         "subscription": "sub_prod_06h2hbpcz87xdestf9xyaf720tn6g",
+         *         "effective_at": "2026-12-30T01:29:30.845Z",
+         *         "subscription": "sub_prod_06h2m4j7vznkmt0spkt0xsdwr0he0",
          *         "applied_steps": 1,
-         *         "proration_date": "2026-11-29T19:01:14.535Z",
+         *         "proration_date": "2026-11-30T01:29:30.948Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23931,31 +23938,31 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2hbpfnqmrx7hxmtng4ezgp5q8w",
+         *         "id": "scr_prod_06h2m4j8pfqgvcedvzf01sft5q8am",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
+         *             "item": "si_prod_06h2m4j7vznkmt0spkt0xsdwr0he2",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2hbpc46fqj7167010cv290aevg",
+         *             "price": "price_prod_06h2m4j7rswztfjv20gn1c139vhet",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T19:01:14.535Z",
+         *         "created": "2026-11-30T01:29:30.948Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T19:01:15.062Z",
+         *         "updated": "2026-11-30T01:29:31.197Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T19:01:14.081Z",
-         *         "subscription": "sub_prod_06h2hbpcz87xdestf9xyaf720tn6g",
+         *         "effective_at": "2026-12-30T01:29:30.845Z",
+         *         "subscription": "sub_prod_06h2m4j7vznkmt0spkt0xsdwr0he0",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T19:01:14.535Z",
+         *         "proration_date": "2026-11-30T01:29:30.948Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23968,11 +23975,11 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbpzzy6f4sfv0k1m8jzk5cpjt",
+         *       "correlation_id": "req_prod_06h2m4jc5ba3amajb4j832kr579dw",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-29T19:01:14.081Z",
+         *       "created": "2026-12-30T01:29:30.845Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24019,15 +24026,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbps35g3z5mqn9trabp4x8t2c",
+         *       "id": "evt_prod_06h2m4jamwx83339vbrhgzaeajb60",
          *       "type": "subscription_change_request.canceled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2hbpp9cnjcm32nzsn1htq8qgd8",
+         *       "aggregate_id": "scr_prod_06h2m4jaatypt7f1yfj9c4kv3knhw",
          *       "data": {
-         *         "id": "scr_prod_06h2hbpp9cnjcm32nzsn1htq8qgd8",
+         *         "id": "scr_prod_06h2m4jaatypt7f1yfj9c4kv3knhw",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
+         *             "item": "si_prod_06h2m4j7vznkmt0spkt0xsdwr0he2",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -24036,19 +24043,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "canceled",
-         *         "created": "2026-11-29T19:01:15.895Z",
+         *         "created": "2026-11-30T01:29:31.395Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T19:01:17.186Z",
+         *         "updated": "2026-11-30T01:29:31.558Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T19:01:14.081Z",
-         *         "subscription": "sub_prod_06h2hbpcz87xdestf9xyaf720tn6g",
+         *         "effective_at": "2026-12-30T01:29:30.845Z",
+         *         "subscription": "sub_prod_06h2m4j7vznkmt0spkt0xsdwr0he0",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T19:01:15.895Z",
+         *         "proration_date": "2026-11-30T01:29:31.395Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -24061,10 +24068,10 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2hbpp9cnjcm32nzsn1htq8qgd8",
+         *         "id": "scr_prod_06h2m4jaatypt7f1yfj9c4kv3knhw",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
+         *             "item": "si_prod_06h2m4j7vznkmt0spkt0xsdwr0he2",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -24073,19 +24080,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-29T19:01:15.895Z",
+         *         "created": "2026-11-30T01:29:31.395Z",
          *         "invoice": null,
-         *         "updated": "2026-11-29T19:01:16.843Z",
+         *         "updated": "2026-11-30T01:29:31.516Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-29T19:01:14.081Z",
-         *         "subscription": "sub_prod_06h2hbpcz87xdestf9xyaf720tn6g",
+         *         "effective_at": "2026-12-30T01:29:30.845Z",
+         *         "subscription": "sub_prod_06h2m4j7vznkmt0spkt0xsdwr0he0",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-29T19:01:15.895Z",
+         *         "proration_date": "2026-11-30T01:29:31.395Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -24098,13 +24105,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbprhpbx79kz4teh8q0hc3612",
-         *       "request_id": "req_prod_06h2hbprhpbx79kz4teh8q0hc3612",
+         *       "correlation_id": "req_prod_06h2m4jam0t9z4cnaxg4kqgt9wg24",
+         *       "request_id": "req_prod_06h2m4jam0t9z4cnaxg4kqgt9wg24",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:01:17.210Z",
+         *       "created": "2026-11-30T01:29:31.559Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         SubscriptionChangeRequestCanceledEvent: {
@@ -24149,12 +24156,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbm55k30shgqmzn5qhks8667a",
+         *       "id": "evt_prod_06h2m4h95f2bbb6x2rp0crc2r7xm6",
          *       "type": "payment_method.attached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2hbm54mw9evjs1bc34fgf1w4p0",
+         *       "aggregate_id": "pm_prod_06h2m4h936w4jz8qa8a02h3svmymr",
          *       "data": {
-         *         "id": "pm_prod_06h2hbm54mw9evjs1bc34fgf1w4p0",
+         *         "id": "pm_prod_06h2m4h936w4jz8qa8a02h3svmymr",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "4242",
@@ -24162,8 +24169,8 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T19:00:55.718Z",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "created": "2026-11-30T01:29:22.969Z",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
@@ -24171,13 +24178,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbm4hrwrjkp6qtdk0rxywb0zg",
-         *       "request_id": "req_prod_06h2hbm4hrwrjkp6qtdk0rxywb0zg",
+         *       "correlation_id": "req_prod_06h2m4h8tkcrph7tsr2bpdkajscve",
+         *       "request_id": "req_prod_06h2m4h8tkcrph7tsr2bpdkajscve",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:00:55.724Z",
+         *       "created": "2026-11-30T01:29:22.987Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         PaymentMethodAttachedEvent: {
@@ -24222,12 +24229,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbm8vgs5bwr9srhpgpgerrnwg",
+         *       "id": "evt_prod_06h2m4ha4v9cpvnty3t67fhcm0ptc",
          *       "type": "payment_method.detached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2hbm6hbhv7aj60a5ew7t98k602",
+         *       "aggregate_id": "pm_prod_06h2m4h9pf8cgvwmpshgy3mrzr9d2",
          *       "data": {
-         *         "id": "pm_prod_06h2hbm6hbhv7aj60a5ew7t98k602",
+         *         "id": "pm_prod_06h2m4h9pf8cgvwmpshgy3mrzr9d2",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -24235,15 +24242,15 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T19:00:56.074Z",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "created": "2026-11-30T01:29:23.123Z",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "processor": "sandbox",
-         *         "detached_at": "2026-11-29T19:00:56.643Z",
+         *         "detached_at": "2026-11-30T01:29:23.234Z",
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "previous_data": {
-         *         "id": "pm_prod_06h2hbm6hbhv7aj60a5ew7t98k602",
+         *         "id": "pm_prod_06h2m4h9pf8cgvwmpshgy3mrzr9d2",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -24251,21 +24258,21 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-29T19:00:56.074Z",
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "created": "2026-11-30T01:29:23.123Z",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "processor": "sandbox",
          *         "detached_at": null,
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbm82zy2dw89zj5dd21f23jyc",
-         *       "request_id": "req_prod_06h2hbm82zy2dw89zj5dd21f23jyc",
+         *       "correlation_id": "req_prod_06h2m4h9zs62zb7a522c5r8ptb2qg",
+         *       "request_id": "req_prod_06h2m4h9zs62zb7a522c5r8ptb2qg",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:00:56.669Z",
+         *       "created": "2026-11-30T01:29:23.238Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         PaymentMethodDetachedEvent: {
@@ -24310,25 +24317,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbk3wmeq7srzd0nhf6ne87750",
+         *       "id": "evt_prod_06h2m4gnxkb025p2af5nt7674jsx8",
          *       "type": "dispute.created",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
+         *       "aggregate_id": "dp_prod_06h2m4gnvxkx2bypn9zg75gm6qdy4",
          *       "data": {
-         *         "id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
+         *         "id": "dp_prod_06h2m4gnvxkx2bypn9zg75gm6qdy4",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "needs_response",
-         *         "created": "2026-11-29T19:00:47.150Z",
-         *         "payment": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
-         *         "updated": "2026-11-29T19:00:47.150Z",
+         *         "created": "2026-11-30T01:29:18.047Z",
+         *         "payment": "py_prod_06h2m4gjgfw9ja69sf7yrb67sv8ty",
+         *         "updated": "2026-11-30T01:29:18.047Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
-         *         "evidence_due_by": "2026-12-06T19:00:47.000Z",
-         *         "processor_dispute": "du_fde60c0b8ed299c7472837a9"
+         *         "payment_intent": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
+         *         "evidence_due_by": "2026-12-07T01:29:17.000Z",
+         *         "processor_dispute": "du_7c68993ffe4858641bad01ab"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
@@ -24336,7 +24343,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:00:47.205Z",
+         *       "created": "2026-11-30T01:29:18.060Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24383,48 +24390,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbk60ch48ecc5j698z0kq03qp",
+         *       "id": "evt_prod_06h2m4gs8wgrfjkf361psysdb688m",
          *       "type": "dispute.updated",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
+         *       "aggregate_id": "dp_prod_06h2m4gnvxkx2bypn9zg75gm6qdy4",
          *       "data": {
-         *         "id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
+         *         "id": "dp_prod_06h2m4gnvxkx2bypn9zg75gm6qdy4",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "under_review",
-         *         "created": "2026-11-29T19:00:47.150Z",
-         *         "payment": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
-         *         "updated": "2026-11-29T19:00:47.740Z",
+         *         "created": "2026-11-30T01:29:18.047Z",
+         *         "payment": "py_prod_06h2m4gjgfw9ja69sf7yrb67sv8ty",
+         *         "updated": "2026-11-30T01:29:18.910Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
+         *         "payment_intent": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_fde60c0b8ed299c7472837a9"
+         *         "processor_dispute": "du_7c68993ffe4858641bad01ab"
          *       },
          *       "previous_data": {
-         *         "id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
+         *         "id": "dp_prod_06h2m4gnvxkx2bypn9zg75gm6qdy4",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "needs_response",
-         *         "created": "2026-11-29T19:00:47.150Z",
-         *         "payment": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
-         *         "updated": "2026-11-29T19:00:47.150Z",
+         *         "created": "2026-11-30T01:29:18.047Z",
+         *         "payment": "py_prod_06h2m4gjgfw9ja69sf7yrb67sv8ty",
+         *         "updated": "2026-11-30T01:29:18.047Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
-         *         "evidence_due_by": "2026-12-06T19:00:47.000Z",
-         *         "processor_dispute": "du_fde60c0b8ed299c7472837a9"
+         *         "payment_intent": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
+         *         "evidence_due_by": "2026-12-07T01:29:17.000Z",
+         *         "processor_dispute": "du_7c68993ffe4858641bad01ab"
          *       },
          *       "metadata": {},
          *       "correlation_id": null,
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:00:47.747Z",
+         *       "created": "2026-11-30T01:29:18.919Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24471,48 +24478,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbk7c9cvcn9grcy1f27t6623w",
+         *       "id": "evt_prod_06h2m4gtc7d2m1ncssq9yk7fpcybt",
          *       "type": "dispute.closed",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
+         *       "aggregate_id": "dp_prod_06h2m4gnvxkx2bypn9zg75gm6qdy4",
          *       "data": {
-         *         "id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
+         *         "id": "dp_prod_06h2m4gnvxkx2bypn9zg75gm6qdy4",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "lost",
-         *         "created": "2026-11-29T19:00:47.150Z",
-         *         "payment": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
-         *         "updated": "2026-11-29T19:00:48.077Z",
+         *         "created": "2026-11-30T01:29:18.047Z",
+         *         "payment": "py_prod_06h2m4gjgfw9ja69sf7yrb67sv8ty",
+         *         "updated": "2026-11-30T01:29:19.197Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
+         *         "payment_intent": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_fde60c0b8ed299c7472837a9"
+         *         "processor_dispute": "du_7c68993ffe4858641bad01ab"
          *       },
          *       "previous_data": {
-         *         "id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
+         *         "id": "dp_prod_06h2m4gnvxkx2bypn9zg75gm6qdy4",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "under_review",
-         *         "created": "2026-11-29T19:00:47.150Z",
-         *         "payment": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
-         *         "updated": "2026-11-29T19:00:47.740Z",
+         *         "created": "2026-11-30T01:29:18.047Z",
+         *         "payment": "py_prod_06h2m4gjgfw9ja69sf7yrb67sv8ty",
+         *         "updated": "2026-11-30T01:29:18.910Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
+         *         "payment_intent": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_fde60c0b8ed299c7472837a9"
+         *         "processor_dispute": "du_7c68993ffe4858641bad01ab"
          *       },
          *       "metadata": {},
          *       "correlation_id": null,
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T19:00:48.098Z",
+         *       "created": "2026-11-30T01:29:19.201Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24559,47 +24566,47 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbn69cn5mmgfpjnwezt9h675a",
+         *       "id": "evt_prod_06h2m4hk3gc00gm9zn82gb7k2s57y",
          *       "type": "email.sent",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2hbn39x4vgwyrt6gv8betn03k6",
+         *       "aggregate_id": "eml_prod_06h2m4hjhfxjs1n9t80vz7ddr4d90",
          *       "data": {
-         *         "id": "eml_prod_06h2hbn39x4vgwyrt6gv8betn03k6",
+         *         "id": "eml_prod_06h2m4hjhfxjs1n9t80vz7ddr4d90",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2hbn36z0fwh1v8de9d7q1wt7b2",
+         *         "event": "evt_prod_06h2m4hjecqectnagenjgxt0whacg",
          *         "object": "email",
          *         "status": "sent",
-         *         "created": "2026-11-29T19:01:03.440Z",
-         *         "invoice": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
-         *         "sent_at": "2026-11-29T19:01:04.173Z",
+         *         "created": "2026-11-30T01:29:25.388Z",
+         *         "invoice": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
+         *         "sent_at": "2026-11-30T01:29:25.529Z",
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2hbn39x4vgwyrt6gv8betn03k6@localhost>",
+         *         "message_id": "<eml_prod_06h2m4hjhfxjs1n9t80vz7ddr4d90@localhost>",
          *         "credit_note": null,
-         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2hbn39x4vgwyrt6gv8betn03k6.eml (no SMTP_URL)"
+         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2m4hjhfxjs1n9t80vz7ddr4d90.eml (no SMTP_URL)"
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2hbn39x4vgwyrt6gv8betn03k6",
+         *         "id": "eml_prod_06h2m4hjhfxjs1n9t80vz7ddr4d90",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2hbn36z0fwh1v8de9d7q1wt7b2",
+         *         "event": "evt_prod_06h2m4hjecqectnagenjgxt0whacg",
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2026-11-29T19:01:03.440Z",
-         *         "invoice": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
+         *         "created": "2026-11-30T01:29:25.388Z",
+         *         "invoice": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
          *         "sent_at": null,
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2hbn39x4vgwyrt6gv8betn03k6@localhost>",
+         *         "message_id": "<eml_prod_06h2m4hjhfxjs1n9t80vz7ddr4d90@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -24608,7 +24615,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:01:04.211Z",
+         *       "created": "2026-11-30T01:29:25.532Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24655,12 +24662,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbr19pztc3bj69g33f24cxt2a",
+         *       "id": "evt_prod_06h2m4k4ww4jmx2j9p1k4hngc0dnr",
          *       "type": "email.failed",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2hbr0ay3xyc9cz64g1bh9r617e",
+         *       "aggregate_id": "eml_prod_06h2m4k40n1hap8w7933434zzgjgr",
          *       "data": {
-         *         "id": "eml_prod_06h2hbr0ay3xyc9cz64g1bh9r617e",
+         *         "id": "eml_prod_06h2m4k40n1hap8w7933434zzgjgr",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -24668,19 +24675,19 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "rate_limited",
-         *         "created": "2027-01-08T19:01:20.014Z",
+         *         "created": "2027-01-09T01:29:33.012Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2hbr0ay3xyc9cz64g1bh9r617e@localhost>",
+         *         "message_id": "<eml_prod_06h2m4k40n1hap8w7933434zzgjgr@localhost>",
          *         "credit_note": null,
          *         "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2hbr0ay3xyc9cz64g1bh9r617e",
+         *         "id": "eml_prod_06h2m4k40n1hap8w7933434zzgjgr",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -24688,14 +24695,14 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2027-01-08T19:01:20.014Z",
+         *         "created": "2027-01-09T01:29:33.012Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2hbr0ay3xyc9cz64g1bh9r617e@localhost>",
+         *         "message_id": "<eml_prod_06h2m4k40n1hap8w7933434zzgjgr@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -24704,7 +24711,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2027-01-08T19:01:20.264Z",
+         *       "created": "2027-01-09T01:29:33.240Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24751,20 +24758,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbnxebvv5gwxgcvym171z8sda",
+         *       "id": "evt_prod_06h2m4hztcsmz55eze8btpbmdzffm",
          *       "type": "credit_grant.created",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
+         *       "aggregate_id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
          *       "data": {
-         *         "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
+         *         "id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-29T19:01:10.109Z",
-         *         "updated": "2026-11-29T19:01:10.109Z",
+         *         "created": "2026-11-30T01:29:28.764Z",
+         *         "updated": "2026-11-30T01:29:28.764Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
+         *         "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -24774,18 +24781,18 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T19:01:10.109Z",
+         *         "effective_at": "2026-11-30T01:29:28.764Z",
          *         "remaining_atom": 300
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbnx93et5g4tdbw04ngqdqzre",
-         *       "request_id": "req_prod_06h2hbnx93et5g4tdbw04ngqdqzre",
+         *       "correlation_id": "req_prod_06h2m4hzpaxqr8ckxe8t5j6es7gnp",
+         *       "request_id": "req_prod_06h2m4hzpaxqr8ckxe8t5j6es7gnp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:01:10.130Z",
+         *       "created": "2026-11-30T01:29:28.787Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         CreditGrantCreatedEvent: {
@@ -24830,20 +24837,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbp234a3rfqy55sta82ag6wtg",
+         *       "id": "evt_prod_06h2m4j1bvcztgaks580bvnzca56e",
          *       "type": "credit_grant.applied",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
+         *       "aggregate_id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
          *       "data": {
-         *         "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
+         *         "id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "depleted",
-         *         "created": "2026-11-29T19:01:10.109Z",
-         *         "updated": "2026-11-29T19:01:11.282Z",
+         *         "created": "2026-11-30T01:29:28.764Z",
+         *         "updated": "2026-11-30T01:29:29.177Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
+         *         "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -24853,19 +24860,19 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 300,
-         *         "effective_at": "2026-11-29T19:01:10.109Z",
+         *         "effective_at": "2026-11-30T01:29:28.764Z",
          *         "remaining_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
+         *         "id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-29T19:01:10.109Z",
-         *         "updated": "2026-11-29T19:01:10.109Z",
+         *         "created": "2026-11-30T01:29:28.764Z",
+         *         "updated": "2026-11-30T01:29:28.764Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
+         *         "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -24875,17 +24882,17 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T19:01:10.109Z",
+         *         "effective_at": "2026-11-30T01:29:28.764Z",
          *         "remaining_atom": 300
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbp1hfgfe1t4dzkexy8t7x8p0",
-         *       "request_id": "req_prod_06h2hbp1hfgfe1t4dzkexy8t7x8p0",
+         *       "correlation_id": "req_prod_06h2m4j18vrb4hb7rp6rvw43cj9vj",
+         *       "request_id": "req_prod_06h2m4j18vrb4hb7rp6rvw43cj9vj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:01:11.322Z",
+         *       "created": "2026-11-30T01:29:29.182Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         CreditGrantAppliedEvent: {
@@ -24930,20 +24937,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbp25k6ykgbcyqfacaez4w3hw",
+         *       "id": "evt_prod_06h2m4j1d1qggmk92jhct8j5r7ws4",
          *       "type": "credit_grant.depleted",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
+         *       "aggregate_id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
          *       "data": {
-         *         "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
+         *         "id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "depleted",
-         *         "created": "2026-11-29T19:01:10.109Z",
-         *         "updated": "2026-11-29T19:01:11.282Z",
+         *         "created": "2026-11-30T01:29:28.764Z",
+         *         "updated": "2026-11-30T01:29:29.177Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
+         *         "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -24953,19 +24960,19 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 300,
-         *         "effective_at": "2026-11-29T19:01:10.109Z",
+         *         "effective_at": "2026-11-30T01:29:28.764Z",
          *         "remaining_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
+         *         "id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-29T19:01:10.109Z",
-         *         "updated": "2026-11-29T19:01:10.109Z",
+         *         "created": "2026-11-30T01:29:28.764Z",
+         *         "updated": "2026-11-30T01:29:28.764Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
+         *         "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -24975,17 +24982,17 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T19:01:10.109Z",
+         *         "effective_at": "2026-11-30T01:29:28.764Z",
          *         "remaining_atom": 300
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbp1hfgfe1t4dzkexy8t7x8p0",
-         *       "request_id": "req_prod_06h2hbp1hfgfe1t4dzkexy8t7x8p0",
+         *       "correlation_id": "req_prod_06h2m4j18vrb4hb7rp6rvw43cj9vj",
+         *       "request_id": "req_prod_06h2m4j18vrb4hb7rp6rvw43cj9vj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-29T19:01:11.341Z",
+         *       "created": "2026-11-30T01:29:29.193Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         CreditGrantDepletedEvent: {
@@ -25030,60 +25037,60 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbq16k15pkgtkpdh2havsdhyj",
+         *       "id": "evt_prod_06h2m4jcz5pfmfzcccfqwkfmn5f7g",
          *       "type": "credit_grant.expired",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2hbp08qc27nr3g7m2bfan03arg",
+         *       "aggregate_id": "cg_prod_06h2m4j0xtg7zft1k0styewx00zg8",
          *       "data": {
-         *         "id": "cg_prod_06h2hbp08qc27nr3g7m2bfan03arg",
+         *         "id": "cg_prod_06h2m4j0xtg7zft1k0styewx00zg8",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "expired",
-         *         "created": "2026-11-29T19:01:10.826Z",
-         *         "updated": "2026-11-30T19:01:08.930Z",
+         *         "created": "2026-11-30T01:29:29.068Z",
+         *         "updated": "2026-12-01T01:29:28.271Z",
          *         "category": "paid",
          *         "currency": "eur",
-         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
+         *         "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
          *         "voided_at": null,
          *         "applies_to": "all",
-         *         "expired_at": "2026-11-30T19:01:08.930Z",
-         *         "expires_at": "2026-11-30T19:01:08.930Z",
+         *         "expired_at": "2026-12-01T01:29:28.271Z",
+         *         "expires_at": "2026-12-01T01:29:28.271Z",
          *         "amount_atom": 100,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T19:01:10.826Z",
+         *         "effective_at": "2026-11-30T01:29:29.068Z",
          *         "remaining_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "cg_prod_06h2hbp08qc27nr3g7m2bfan03arg",
+         *         "id": "cg_prod_06h2m4j0xtg7zft1k0styewx00zg8",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-29T19:01:10.826Z",
-         *         "updated": "2026-11-29T19:01:10.826Z",
+         *         "created": "2026-11-30T01:29:29.068Z",
+         *         "updated": "2026-11-30T01:29:29.068Z",
          *         "category": "paid",
          *         "currency": "eur",
-         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
+         *         "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
          *         "voided_at": null,
          *         "applies_to": "all",
          *         "expired_at": null,
-         *         "expires_at": "2026-11-30T19:01:08.930Z",
+         *         "expires_at": "2026-12-01T01:29:28.271Z",
          *         "amount_atom": 100,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T19:01:10.826Z",
+         *         "effective_at": "2026-11-30T01:29:29.068Z",
          *         "remaining_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbpzzy6f4sfv0k1m8jzk5cpjt",
+         *       "correlation_id": "req_prod_06h2m4jc5ba3amajb4j832kr579dw",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T19:01:08.930Z",
+         *       "created": "2026-12-01T01:29:28.271Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -25130,42 +25137,42 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbnz9r3vnhakfzx0fsm44c9vr",
+         *       "id": "evt_prod_06h2m4j0jg52k9r3phapessv8j6wm",
          *       "type": "credit_grant.voided",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2hbnyk7gw86dw4ywy2nb4r59jp",
+         *       "aggregate_id": "cg_prod_06h2m4j0956cerg52hkvp0fcd0ara",
          *       "data": {
-         *         "id": "cg_prod_06h2hbnyk7gw86dw4ywy2nb4r59jp",
+         *         "id": "cg_prod_06h2m4j0956cerg52hkvp0fcd0ara",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "voided",
-         *         "created": "2026-11-29T19:01:10.404Z",
-         *         "updated": "2026-11-29T19:01:10.598Z",
+         *         "created": "2026-11-30T01:29:28.890Z",
+         *         "updated": "2026-11-30T01:29:28.974Z",
          *         "category": "paid",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
+         *         "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
-         *         "voided_at": "2026-11-29T19:01:10.598Z",
+         *         "voided_at": "2026-11-30T01:29:28.974Z",
          *         "applies_to": "all",
          *         "expired_at": null,
          *         "expires_at": null,
          *         "amount_atom": 100,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T19:01:10.404Z",
+         *         "effective_at": "2026-11-30T01:29:28.890Z",
          *         "remaining_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "cg_prod_06h2hbnyk7gw86dw4ywy2nb4r59jp",
+         *         "id": "cg_prod_06h2m4j0956cerg52hkvp0fcd0ara",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-29T19:01:10.404Z",
-         *         "updated": "2026-11-29T19:01:10.404Z",
+         *         "created": "2026-11-30T01:29:28.890Z",
+         *         "updated": "2026-11-30T01:29:28.890Z",
          *         "category": "paid",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
+         *         "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -25175,17 +25182,17 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 100,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T19:01:10.404Z",
+         *         "effective_at": "2026-11-30T01:29:28.890Z",
          *         "remaining_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbnz691ajjyktwym7n1vjr58a",
-         *       "request_id": "req_prod_06h2hbnz691ajjyktwym7n1vjr58a",
+         *       "correlation_id": "req_prod_06h2m4j0c56ytnpmygkfree0agn7g",
+         *       "request_id": "req_prod_06h2m4j0c56ytnpmygkfree0agn7g",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:01:10.606Z",
+         *       "created": "2026-11-30T01:29:28.980Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         CreditGrantVoidedEvent: {
@@ -25230,20 +25237,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbp3e6zmpk4xq5zcs2rjb0tke",
+         *       "id": "evt_prod_06h2m4j1vk9yaj7ppgkx093350106",
          *       "type": "credit_grant.reinstated",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
+         *       "aggregate_id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
          *       "data": {
-         *         "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
+         *         "id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-29T19:01:10.109Z",
-         *         "updated": "2026-11-29T19:01:11.655Z",
+         *         "created": "2026-11-30T01:29:28.764Z",
+         *         "updated": "2026-11-30T01:29:29.302Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
+         *         "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -25253,19 +25260,19 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-29T19:01:10.109Z",
+         *         "effective_at": "2026-11-30T01:29:28.764Z",
          *         "remaining_atom": 300
          *       },
          *       "previous_data": {
-         *         "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
+         *         "id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "depleted",
-         *         "created": "2026-11-29T19:01:10.109Z",
-         *         "updated": "2026-11-29T19:01:11.282Z",
+         *         "created": "2026-11-30T01:29:28.764Z",
+         *         "updated": "2026-11-30T01:29:29.177Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
+         *         "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -25275,17 +25282,17 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 300,
-         *         "effective_at": "2026-11-29T19:01:10.109Z",
+         *         "effective_at": "2026-11-30T01:29:28.764Z",
          *         "remaining_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbp341etsr0a34v2cbq1fefbt",
-         *       "request_id": "req_prod_06h2hbp341etsr0a34v2cbq1fefbt",
+         *       "correlation_id": "req_prod_06h2m4j1sfga5ckry79t7dex48cgr",
+         *       "request_id": "req_prod_06h2m4j1sfga5ckry79t7dex48cgr",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-29T19:01:11.666Z",
+         *       "created": "2026-11-30T01:29:29.308Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2"
+         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
          *     }
          */
         CreditGrantReinstatedEvent: {
@@ -25330,18 +25337,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbhpwbrhs74nanqza98atgrem",
+         *       "id": "evt_prod_06h2m4fykxnz4parg7x08c9v95z7e",
          *       "type": "api_key.rolled",
          *       "aggregate_type": "api_key",
-         *       "aggregate_id": "key_prod_06h2hbhmrt54ta6wpdpjc4vzr7pey",
+         *       "aggregate_id": "key_prod_06h2m4fyda9dj25cf1r53gg3pncr8",
          *       "data": {
-         *         "id": "key_prod_06h2hbhmrt54ta6wpdpjc4vzr7pey",
+         *         "id": "key_prod_06h2m4fyda9dj25cf1r53gg3pncr8",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T19:00:35.139Z",
-         *         "display": "pt_prod_…w17p",
+         *         "created": "2026-11-30T01:29:12.027Z",
+         *         "display": "pt_prod_…k978",
          *         "expires_at": null,
          *         "revoked_at": null,
          *         "allowed_ips": null,
@@ -25352,13 +25359,13 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h2hbhmrt54ta6wpdpjc4vzr7pey",
+         *         "id": "key_prod_06h2m4fyda9dj25cf1r53gg3pncr8",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-29T19:00:35.139Z",
-         *         "display": "pt_prod_…xzja",
+         *         "created": "2026-11-30T01:29:12.027Z",
+         *         "display": "pt_prod_…pqck",
          *         "expires_at": null,
          *         "revoked_at": null,
          *         "allowed_ips": null,
@@ -25372,13 +25379,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2hbhppgg7gy3r9b7k4zgyxv4jm",
-         *       "request_id": "req_prod_06h2hbhppgg7gy3r9b7k4zgyxv4jm",
+         *       "correlation_id": "req_prod_06h2m4fyhe8xp6zysca8rxpc442ee",
+         *       "request_id": "req_prod_06h2m4fyhe8xp6zysca8rxpc442ee",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-29T19:00:35.683Z",
+         *       "created": "2026-11-30T01:29:12.095Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6"
+         *       "actor_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr"
          *     }
          */
         ApiKeyRolledEvent: {
@@ -25423,19 +25430,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbmb02s51de6bgg90d7xv8n8e",
+         *       "id": "evt_prod_06h2m4ham2wh6bmmrwayvhkt3hkwe",
          *       "type": "alert.triggered",
          *       "aggregate_type": "alert_trigger",
-         *       "aggregate_id": "atrg_prod_06h2hbmat9m9r9v8tev34hjp5fyjy",
+         *       "aggregate_id": "atrg_prod_06h2m4hak9xcb42fgk2453hb5bzpr",
          *       "data": {
-         *         "id": "atrg_prod_06h2hbmat9m9r9v8tev34hjp5fyjy",
-         *         "alert": "alrt_prod_06h2hbm2hzefqtts90hwqep8bj5t0",
-         *         "meter": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
+         *         "id": "atrg_prod_06h2m4hak9xcb42fgk2453hb5bzpr",
+         *         "alert": "alrt_prod_06h2m4h7v2x6rgrdf6c4266kk97wg",
+         *         "meter": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
          *         "value": 1,
          *         "object": "alert_trigger",
-         *         "created": "2026-11-29T19:00:57.091Z",
+         *         "created": "2026-11-30T01:29:23.307Z",
          *         "currency": null,
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "threshold": 1,
          *         "alert_type": "usage_threshold",
@@ -25449,7 +25456,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-29T19:00:57.216Z",
+         *       "created": "2026-11-30T01:29:23.360Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -25496,19 +25503,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2hbq6ftb5ddszmr13t0qzrdmcy",
+         *       "id": "evt_prod_06h2m4jcf3p20kzjff5cwjh21jpt2",
          *       "type": "alert.resolved",
          *       "aggregate_type": "alert_trigger",
-         *       "aggregate_id": "atrg_prod_06h2hbmat9m9r9v8tev34hjp5fyjy",
+         *       "aggregate_id": "atrg_prod_06h2m4hak9xcb42fgk2453hb5bzpr",
          *       "data": {
-         *         "id": "atrg_prod_06h2hbmat9m9r9v8tev34hjp5fyjy",
-         *         "alert": "alrt_prod_06h2hbm2hzefqtts90hwqep8bj5t0",
-         *         "meter": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
+         *         "id": "atrg_prod_06h2m4hak9xcb42fgk2453hb5bzpr",
+         *         "alert": "alrt_prod_06h2m4h7v2x6rgrdf6c4266kk97wg",
+         *         "meter": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
          *         "value": 1,
          *         "object": "alert_trigger",
-         *         "created": "2026-11-29T19:00:57.091Z",
+         *         "created": "2026-11-30T01:29:23.307Z",
          *         "currency": null,
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "threshold": 1,
          *         "alert_type": "usage_threshold",
@@ -25517,14 +25524,14 @@ export type components = {
          *         "period_start": "2026-11-01T00:00:00.000Z"
          *       },
          *       "previous_data": {
-         *         "id": "atrg_prod_06h2hbmat9m9r9v8tev34hjp5fyjy",
-         *         "alert": "alrt_prod_06h2hbm2hzefqtts90hwqep8bj5t0",
-         *         "meter": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
+         *         "id": "atrg_prod_06h2m4hak9xcb42fgk2453hb5bzpr",
+         *         "alert": "alrt_prod_06h2m4h7v2x6rgrdf6c4266kk97wg",
+         *         "meter": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
          *         "value": 1,
          *         "object": "alert_trigger",
-         *         "created": "2026-11-29T19:00:57.091Z",
+         *         "created": "2026-11-30T01:29:23.307Z",
          *         "currency": null,
-         *         "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *         "livemode": false,
          *         "threshold": 1,
          *         "alert_type": "usage_threshold",
@@ -25533,7 +25540,7 @@ export type components = {
          *         "period_start": "2026-11-01T00:00:00.000Z"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2hbpzzy6f4sfv0k1m8jzk5cpjt",
+         *       "correlation_id": "req_prod_06h2m4jc5ba3amajb4j832kr579dw",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
@@ -26274,22 +26281,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2hbk1xtfrdhx0wqdmc820thg1p",
+         *       "id": "evt_prod_06h2m4gjjz1wdvt9daqg200k4rast",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1795978846,
+         *       "created": 1796002157,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
+         *           "id": "py_prod_06h2m4gjgfw9ja69sf7yrb67sv8ty",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T19:00:46.593Z",
+         *           "created": "2026-11-30T01:29:17.187Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
+         *           "payment_intent": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
          *           "payment_method": "pm_card_visa",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -26347,22 +26354,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h2hbmc7r8vmka1je0rs6hbrk8xg",
+         *       "id": "evt_prod_06h2m4hbfxmm2jv5szgns5mkqhj1g",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1795978857,
+         *       "created": 1796002163,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2hbmc7ba2vtksf54fk136h0t3g",
+         *           "id": "py_prod_06h2m4hbepawhqn0962hv8y41ajbe",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-29T19:00:57.530Z",
+         *           "created": "2026-11-30T01:29:23.573Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2hbmbz2r4m93enwnwdzzgafqy4",
+         *           "payment_intent": "pi_prod_06h2m4hb5c54exxfjcxtdyypeg550",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -26399,22 +26406,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2hbmvcpa49qjzmnwz21nps7e8e",
+         *       "id": "evt_prod_06h2m4he86xe3wqe0rfpne35h5b0c",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1795978861,
+         *       "created": 1796002164,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2hbmabr290ztyedns8xs4q031c",
+         *           "id": "py_prod_06h2m4haj9ymqewpke42zfj7t8hb0",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-29T19:00:57.054Z",
+         *           "created": "2026-11-30T01:29:23.346Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2hbm9vvr8y86tgdcas0sz364e8",
+         *           "payment_intent": "pi_prod_06h2m4hadrrkg6cctc4vx12cz465t",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -26455,32 +26462,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h2hbptgttmn3nyxk4fs7djp0vdg",
+         *       "id": "evt_prod_06h2m4jasm12wa3wmd75efdzn45y6",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1795978877,
+         *       "created": 1796002171,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
-         *           "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
+         *           "id": "cs_prod_06h2m4jasfmftn8fmn6zq8f8h2xec",
+         *           "url": "http://127.0.0.1:46319/checkout/cs_prod_06h2m4jasfmftn8fmn6zq8f8h2xec",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T19:01:17.512Z",
+         *           "created": "2026-11-30T01:29:31.592Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T19:01:17.512Z",
+         *           "updated": "2026-11-30T01:29:31.592Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T19:01:17.512Z",
+         *           "expires_at": "2026-12-01T01:29:31.592Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -26585,22 +26592,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h2hbpxnqgbk8fjjy71g51rpsgbe",
+         *       "id": "evt_prod_06h2m4jbt5y6nxq4syh85t7bhpcq6",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1795978878,
+         *       "created": 1796002171,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
-         *           "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
+         *           "id": "cs_prod_06h2m4jbnqtckg7nt0qhpzwdtgwmj",
+         *           "url": "http://127.0.0.1:46319/checkout/cs_prod_06h2m4jbnqtckg7nt0qhpzwdtgwmj",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T19:01:18.248Z",
+         *           "created": "2026-11-30T01:29:31.818Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T19:01:18.374Z",
+         *           "updated": "2026-11-30T01:29:31.856Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -26609,10 +26616,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T19:01:18.248Z",
+         *           "expires_at": "2026-12-01T01:29:31.818Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -26629,7 +26636,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T19:01:18.248Z",
+         *           "updated": "2026-11-30T01:29:31.818Z",
          *           "metadata": {}
          *         }
          *       }
@@ -26664,23 +26671,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2hbpymcdtj378bsgbqsy4skpgg",
+         *       "id": "evt_prod_06h2m4jbxfcwyfvwc49ywzt4077jp",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1795978878,
+         *       "created": 1796002171,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
-         *           "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbpx6xnmfxwvf4dsmcm8x1m28",
+         *           "id": "cs_prod_06h2m4jbnqtckg7nt0qhpzwdtgwmj",
+         *           "url": "http://127.0.0.1:46319/checkout/cs_prod_06h2m4jbnqtckg7nt0qhpzwdtgwmj",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-29T19:01:18.248Z",
+         *           "created": "2026-11-30T01:29:31.818Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-29T19:01:18.620Z",
+         *           "updated": "2026-11-30T01:29:31.881Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -26689,10 +26696,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T19:01:18.248Z",
+         *           "expires_at": "2026-12-01T01:29:31.818Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -26709,7 +26716,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T19:01:18.374Z",
+         *           "updated": "2026-11-30T01:29:31.856Z",
          *           "deleted": null
          *         }
          *       }
@@ -26802,32 +26809,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h2hbpwg2cgf6d2rkt36t4sbz8br",
+         *       "id": "evt_prod_06h2m4jbgswxd3snca39zdmxqgs92",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1795978878,
+         *       "created": 1796002171,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
-         *           "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbptbk4936m3byk7g9r84zmq4",
+         *           "id": "cs_prod_06h2m4jasfmftn8fmn6zq8f8h2xec",
+         *           "url": "http://127.0.0.1:46319/checkout/cs_prod_06h2m4jasfmftn8fmn6zq8f8h2xec",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-29T19:01:17.512Z",
+         *           "created": "2026-11-30T01:29:31.592Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T19:01:18.078Z",
+         *           "updated": "2026-11-30T01:29:31.780Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbpw0affj0qbf6waxzxhr26tt",
+         *           "customer": "cus_prod_06h2m4jb7tv1a7x49jm510pwwdtsp",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-11-30T19:01:17.512Z",
+         *           "expires_at": "2026-12-01T01:29:31.592Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -26835,17 +26842,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-29T19:01:18.078Z",
+         *           "completed_at": "2026-11-30T01:29:31.780Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h2hbpw6ne1sfw79y7yvbm7nv6b8",
+         *           "payment_intent": "pi_prod_06h2m4jbaq2paencf521v9a6k4pbt",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T19:01:17.512Z",
+         *           "updated": "2026-11-30T01:29:31.592Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -26884,32 +26891,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h2hbq44c4gy1jts0zhe5f7mp22p",
+         *       "id": "evt_prod_06h2m4jdb0517jj9a5e9gavvgghb6",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1796065278,
+         *       "created": 1796088571,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2hbpyxs1wpw04h3gf57vbn3qk8",
-         *           "url": "http://127.0.0.1:45453/checkout/cs_prod_06h2hbpyxs1wpw04h3gf57vbn3qk8",
+         *           "id": "cs_prod_06h2m4jc1ehp99ev0ftp92gcpdn1r",
+         *           "url": "http://127.0.0.1:46319/checkout/cs_prod_06h2m4jc1ehp99ev0ftp92gcpdn1r",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-29T19:01:18.683Z",
+         *           "created": "2026-11-30T01:29:31.913Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T19:01:18.683Z",
+         *           "updated": "2026-12-01T01:29:31.913Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-11-30T19:01:18.683Z",
-         *           "expires_at": "2026-11-30T19:01:18.683Z",
+         *           "expired_at": "2026-12-01T01:29:31.913Z",
+         *           "expires_at": "2026-12-01T01:29:31.913Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -26927,7 +26934,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T19:01:18.683Z",
+         *           "updated": "2026-11-30T01:29:31.913Z",
          *           "expired_at": null
          *         }
          *       }
@@ -26962,20 +26969,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h2hbk04f3rtq90spchakks45fwm",
+         *       "id": "evt_prod_06h2m4ghpa1abcnxnaa0ckt3sr1b0",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1795978846,
+         *       "created": 1796002156,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
+         *           "id": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-29T19:00:46.222Z",
+         *           "created": "2026-11-30T01:29:16.954Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T19:00:46.222Z",
+         *           "updated": "2026-11-30T01:29:16.954Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -27054,20 +27061,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h2hbk1dgk19w67e7rtcrhettfr2",
+         *       "id": "evt_prod_06h2m4gjecrwprmt9ehpjbk7x2800",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1795978846,
+         *       "created": 1796002157,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
+         *           "id": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-29T19:00:46.222Z",
+         *           "created": "2026-11-30T01:29:16.954Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T19:00:46.533Z",
+         *           "updated": "2026-11-30T01:29:17.166Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -27082,7 +27089,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T19:00:46.279Z"
+         *           "updated": "2026-11-30T01:29:17.026Z"
          *         }
          *       }
          *     }
@@ -27116,22 +27123,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h2hbmdvz2he9yqbyas44d5g2p94",
+         *       "id": "evt_prod_06h2m4hc38tks43xbd9zcwkkf4a24",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1795978857,
+         *       "created": 1796002163,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2hbmdrhzhga1q32kr1bys4p946",
+         *           "id": "pi_prod_06h2m4hbzrnkw5qya4ecw9ec9jqy0",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-29T19:00:57.924Z",
+         *           "created": "2026-11-30T01:29:23.710Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T19:00:57.946Z",
+         *           "updated": "2026-11-30T01:29:23.734Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -27144,7 +27151,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-29T19:00:57.924Z"
+         *           "updated": "2026-11-30T01:29:23.710Z"
          *         }
          *       }
          *     }
@@ -27178,22 +27185,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h2hbmjm9cxsab0fksby6aj2w7v0",
+         *       "id": "evt_prod_06h2m4hcga46kkagvzsenvfbp4xbp",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1795978859,
+         *       "created": 1796002163,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2hbmj4m33g70vbyzth5w9yta6y",
+         *           "id": "pi_prod_06h2m4hcertz0wd920q96q2b6jgf8",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-29T19:00:59.045Z",
+         *           "created": "2026-11-30T01:29:23.830Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T19:00:59.147Z",
+         *           "updated": "2026-11-30T01:29:23.839Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -27206,7 +27213,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T19:00:59.115Z",
+         *           "updated": "2026-11-30T01:29:23.835Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -27241,20 +27248,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2hbk21ehbc6y0pek04zr56cqpw",
+         *       "id": "evt_prod_06h2m4gjre3p0d8d6738wh0sbtdjr",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1795978846,
+         *       "created": 1796002157,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
+         *           "id": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-29T19:00:46.222Z",
+         *           "created": "2026-11-30T01:29:16.954Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T19:00:46.710Z",
+         *           "updated": "2026-11-30T01:29:17.243Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -27269,7 +27276,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T19:00:46.533Z",
+         *           "updated": "2026-11-30T01:29:17.166Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -27304,26 +27311,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2hbmkyhe8ghm1p2tft6ytdr2yr",
+         *       "id": "evt_prod_06h2m4hcyem7n6swbvb9jctdhsw34",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1795978859,
+         *       "created": 1796002163,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2hbmj4m33g70vbyzth5w9yta6y",
+         *           "id": "pi_prod_06h2m4hcertz0wd920q96q2b6jgf8",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-29T19:00:59.045Z",
+         *           "created": "2026-11-30T01:29:23.830Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T19:00:59.500Z",
+         *           "updated": "2026-11-30T01:29:23.939Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-29T19:00:59.500Z",
+         *           "canceled_at": "2026-11-30T01:29:23.939Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -27332,7 +27339,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-29T19:00:59.147Z",
+         *           "updated": "2026-11-30T01:29:23.839Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -27368,22 +27375,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2hbmcd04jx3edyzwfyn9fzpqf8",
+         *       "id": "evt_prod_06h2m4hbj6wzwv9ak661x49cawb22",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795978857,
+         *       "created": 1796002163,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2hbmbz2r4m93enwnwdzzgafqy4",
+         *           "id": "pi_prod_06h2m4hb5c54exxfjcxtdyypeg550",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-29T19:00:57.464Z",
+         *           "created": "2026-11-30T01:29:23.499Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T19:00:57.546Z",
+         *           "updated": "2026-11-30T01:29:23.587Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -27396,7 +27403,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T19:00:57.510Z",
+         *           "updated": "2026-11-30T01:29:23.562Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -27432,22 +27439,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h2hbmgejg1rtbeyycasdepex5qy",
+         *       "id": "evt_prod_06h2m4hca9a54s8kdy8q0vt1wyk56",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1795978858,
+         *       "created": 1796002163,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2hbmev7adr2jxwypqxm72qqx5e",
+         *           "id": "pi_prod_06h2m4hc7144aq0y7p9vczs6949jy",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-29T19:00:58.201Z",
+         *           "created": "2026-11-30T01:29:23.768Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T19:00:58.592Z",
+         *           "updated": "2026-11-30T01:29:23.780Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -27460,7 +27467,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-29T19:00:58.292Z",
+         *           "updated": "2026-11-30T01:29:23.771Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -27495,40 +27502,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h2hbp45qwczsxpctd3k2xpe7rwg",
+         *       "id": "evt_prod_06h2m4j2dt89d8g00q4nfxf3zjfrc",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1795978871,
+         *       "created": 1796002169,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
+         *           "id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
-         *               "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
+         *               "id": "si_prod_06h2m4j21jwx6ktsm36ycjn56kz8e",
+         *               "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T19:01:11.714Z",
-         *           "updated": "2026-11-29T19:01:11.714Z",
+         *           "created": "2026-11-30T01:29:29.327Z",
+         *           "updated": "2026-11-30T01:29:29.327Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
+         *           "latest_invoice": "in_prod_06h2m4j22a42ap199jdq59d3rbe4c",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T19:01:11.714Z",
+         *           "current_period_end": "2026-12-30T01:29:29.327Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T19:01:11.714Z",
+         *           "current_period_start": "2026-11-30T01:29:29.327Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -27619,28 +27626,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h2hbp6kvqz3jggy50pf0pfvhyp6",
+         *       "id": "evt_prod_06h2m4j3ehy6tmfasp5y9dnp76yde",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1795978872,
+         *       "created": 1796002169,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
+         *           "id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
-         *               "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
+         *               "id": "si_prod_06h2m4j21jwx6ktsm36ycjn56kz8e",
+         *               "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T19:01:11.714Z",
-         *           "updated": "2026-11-29T19:01:12.434Z",
+         *           "created": "2026-11-30T01:29:29.327Z",
+         *           "updated": "2026-11-30T01:29:29.713Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -27649,16 +27656,16 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
+         *           "latest_invoice": "in_prod_06h2m4j22a42ap199jdq59d3rbe4c",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T19:01:11.714Z",
+         *           "current_period_end": "2026-12-30T01:29:29.327Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T19:01:11.714Z",
+         *           "current_period_start": "2026-11-30T01:29:29.327Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T19:01:11.714Z",
+         *           "updated": "2026-11-30T01:29:29.327Z",
          *           "metadata": {}
          *         }
          *       }
@@ -27693,47 +27700,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h2hbp71ft2hkjx6wz2mhqfs0b04",
+         *       "id": "evt_prod_06h2m4j43ehyh3yg9ahjxh0gr67ww",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1795978872,
+         *       "created": 1796002169,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
+         *           "id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
-         *               "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
+         *               "id": "si_prod_06h2m4j21jwx6ktsm36ycjn56kz8e",
+         *               "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-29T19:01:11.714Z",
-         *           "updated": "2026-11-29T19:01:12.572Z",
+         *           "created": "2026-11-30T01:29:29.327Z",
+         *           "updated": "2026-11-30T01:29:29.837Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-29T19:01:12.572Z",
+         *           "paused_at": "2026-11-30T01:29:29.837Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
+         *           "latest_invoice": "in_prod_06h2m4j22a42ap199jdq59d3rbe4c",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T19:01:11.714Z",
+         *           "current_period_end": "2026-12-30T01:29:29.327Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T19:01:11.714Z",
+         *           "current_period_start": "2026-11-30T01:29:29.327Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T19:01:12.434Z",
+         *           "updated": "2026-11-30T01:29:29.713Z",
          *           "paused_at": null
          *         }
          *       }
@@ -27768,28 +27775,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h2hbp900ph67hp7ekhxg7ryb7pt",
+         *       "id": "evt_prod_06h2m4j6bwh9fbw24sk9xmx4g4dqm",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1795978873,
+         *       "created": 1796002170,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
+         *           "id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
-         *               "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
+         *               "id": "si_prod_06h2m4j21jwx6ktsm36ycjn56kz8e",
+         *               "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-29T19:01:11.714Z",
-         *           "updated": "2026-11-29T19:01:13.049Z",
+         *           "created": "2026-11-30T01:29:29.327Z",
+         *           "updated": "2026-11-30T01:29:30.362Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -27798,18 +27805,18 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
+         *           "latest_invoice": "in_prod_06h2m4j22a42ap199jdq59d3rbe4c",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T19:01:11.714Z",
+         *           "current_period_end": "2026-12-30T01:29:29.327Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T19:01:11.714Z",
+         *           "current_period_start": "2026-11-30T01:29:29.327Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-29T19:01:12.572Z",
-         *           "paused_at": "2026-11-29T19:01:12.572Z"
+         *           "updated": "2026-11-30T01:29:29.837Z",
+         *           "paused_at": "2026-11-30T01:29:29.837Z"
          *         }
          *       }
          *     }
@@ -27843,47 +27850,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h2hbp9zjetvgj5805j8y6sjsksc",
+         *       "id": "evt_prod_06h2m4j79gqyppb7tgb8475sn6zh0",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1795978873,
+         *       "created": 1796002170,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg",
+         *           "id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2hbp3nrfvj4ppqzt3wqjd474kj",
-         *               "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
+         *               "id": "si_prod_06h2m4j21jwx6ktsm36ycjn56kz8e",
+         *               "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-29T19:01:11.714Z",
-         *           "updated": "2026-11-29T19:01:13.251Z",
+         *           "created": "2026-11-30T01:29:29.327Z",
+         *           "updated": "2026-11-30T01:29:30.678Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-29T19:01:13.251Z",
+         *           "cancelled_at": "2026-11-30T01:29:30.678Z",
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2hbp3t719fc7m7q6xtkr0c9yeg",
+         *           "latest_invoice": "in_prod_06h2m4j22a42ap199jdq59d3rbe4c",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-29T19:01:11.714Z",
+         *           "current_period_end": "2026-12-30T01:29:29.327Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T19:01:11.714Z",
+         *           "current_period_start": "2026-11-30T01:29:29.327Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T19:01:13.049Z",
+         *           "updated": "2026-11-30T01:29:30.362Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -27918,40 +27925,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h2hbq7x57w7rzxx7cy5q5e43328",
+         *       "id": "evt_prod_06h2m4je5v37qd6tec9n68d2qaqxp",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796324473,
+         *       "created": 1796347770,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2hbpbbnqvbhmr9sp48d41dkk64",
+         *           "id": "sub_prod_06h2m4j7ffmd86hrb483vpcxakssr",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2hbpbbnqvbhmr9sp48d41dkk66",
-         *               "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
+         *               "id": "si_prod_06h2m4j7ffmd86hrb483vpcxaksst",
+         *               "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-29T19:01:13.655Z",
-         *           "updated": "2026-11-29T19:01:13.655Z",
+         *           "created": "2026-11-30T01:29:30.744Z",
+         *           "updated": "2026-11-30T01:29:30.744Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-06T19:01:13.655Z",
+         *           "trial_end": "2026-12-07T01:29:30.744Z",
          *           "cancelled_at": null,
          *           "days_until_due": null,
          *           "latest_invoice": null,
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-06T19:01:13.655Z",
+         *           "current_period_end": "2026-12-07T01:29:30.744Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-29T19:01:13.655Z",
+         *           "current_period_start": "2026-11-30T01:29:30.744Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -27986,19 +27993,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h2hbmyvw8j0ampk4n8q763xrh9t",
+         *       "id": "evt_prod_06h2m4hf4n2qncftje40fc6298914",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1795978862,
+         *       "created": 1796002164,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
+         *           "id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
-         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *               "id": "il_prod_06h2m4hf2tfx25c2r06kerr87mpgw",
+         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28011,11 +28018,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-29T19:01:02.245Z",
+         *           "created": "2026-11-30T01:29:24.479Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T19:01:02.245Z",
+         *           "updated": "2026-11-30T01:29:24.479Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28182,19 +28189,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h2hbn1krt8w4z14bv1kste7kfww",
+         *       "id": "evt_prod_06h2m4hh9mhd57ef0b8y2gw79rsjw",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1795978863,
+         *       "created": 1796002165,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
+         *           "id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
-         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *               "id": "il_prod_06h2m4hf2tfx25c2r06kerr87mpgw",
+         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28207,11 +28214,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T19:01:02.245Z",
+         *           "created": "2026-11-30T01:29:24.479Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T19:01:02.766Z",
+         *           "updated": "2026-11-30T01:29:24.840Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28219,11 +28226,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
+         *           "pdf_sha256": "2bc662b60983d7f8de978f63f7340066cbdc8e009672c9f772d7d9c612889e68",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T19:01:02.766Z",
+         *           "finalized_at": "2026-11-30T01:29:24.840Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28239,7 +28246,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
+         *           "hosted_invoice_url": "http://127.0.0.1:46319/invoice/Qlidncz6Py-_6y9t1h1WLiWAebhMC571qhy-3L_Bvvc",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28251,7 +28258,7 @@ export type components = {
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-29T19:01:02.245Z",
+         *           "updated": "2026-11-30T01:29:24.479Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -28293,19 +28300,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h2hbn36z0fwh1v8de9d7q1wt7b2",
+         *       "id": "evt_prod_06h2m4hjecqectnagenjgxt0whacg",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1795978863,
+         *       "created": 1796002165,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
+         *           "id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
-         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *               "id": "il_prod_06h2m4hf2tfx25c2r06kerr87mpgw",
+         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28318,11 +28325,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T19:01:02.245Z",
-         *           "paid_at": "2026-11-29T19:01:03.368Z",
-         *           "updated": "2026-11-29T19:01:03.368Z",
+         *           "created": "2026-11-30T01:29:24.479Z",
+         *           "paid_at": "2026-11-30T01:29:25.351Z",
+         *           "updated": "2026-11-30T01:29:25.351Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28330,11 +28337,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
+         *           "pdf_sha256": "2bc662b60983d7f8de978f63f7340066cbdc8e009672c9f772d7d9c612889e68",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T19:01:02.766Z",
+         *           "finalized_at": "2026-11-30T01:29:24.840Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28342,15 +28349,15 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2hbn2mme02a1mzt5e4nz2q760r",
+         *           "payment_intent": "pi_prod_06h2m4hj5t8fyzr5a6xsxddfr7th2",
          *           "reverse_charge": false,
          *           "credits_applied": [],
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "17d05c24b77248ffd6d6c64f4e834cba7d5bb86b7b51b089d8c96c5a6e026cf8",
+         *           "paid_pdf_sha256": "ed1b73a5bc6faab47d46a4d2235f780defea367d3c40164aa1e2747bbc9f2e5f",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
+         *           "hosted_invoice_url": "http://127.0.0.1:46319/invoice/Qlidncz6Py-_6y9t1h1WLiWAebhMC571qhy-3L_Bvvc",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28362,7 +28369,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T19:01:02.766Z",
+         *           "updated": "2026-11-30T01:29:24.840Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -28399,19 +28406,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2hbn3bsz27av52ghcb59t9abjm",
+         *       "id": "evt_prod_06h2m4hjjy30vr1cfr8vvtg02fj6y",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1795978863,
+         *       "created": 1796002165,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
+         *           "id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
-         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *               "id": "il_prod_06h2m4hf2tfx25c2r06kerr87mpgw",
+         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28424,11 +28431,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T19:01:02.245Z",
-         *           "paid_at": "2026-11-29T19:01:03.368Z",
-         *           "updated": "2026-11-29T19:01:03.368Z",
+         *           "created": "2026-11-30T01:29:24.479Z",
+         *           "paid_at": "2026-11-30T01:29:25.351Z",
+         *           "updated": "2026-11-30T01:29:25.351Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28436,11 +28443,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
+         *           "pdf_sha256": "2bc662b60983d7f8de978f63f7340066cbdc8e009672c9f772d7d9c612889e68",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T19:01:02.766Z",
+         *           "finalized_at": "2026-11-30T01:29:24.840Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28448,15 +28455,15 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2hbn2mme02a1mzt5e4nz2q760r",
+         *           "payment_intent": "pi_prod_06h2m4hj5t8fyzr5a6xsxddfr7th2",
          *           "reverse_charge": false,
          *           "credits_applied": [],
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "17d05c24b77248ffd6d6c64f4e834cba7d5bb86b7b51b089d8c96c5a6e026cf8",
+         *           "paid_pdf_sha256": "ed1b73a5bc6faab47d46a4d2235f780defea367d3c40164aa1e2747bbc9f2e5f",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
+         *           "hosted_invoice_url": "http://127.0.0.1:46319/invoice/Qlidncz6Py-_6y9t1h1WLiWAebhMC571qhy-3L_Bvvc",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28468,7 +28475,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T19:01:02.766Z",
+         *           "updated": "2026-11-30T01:29:24.840Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -28505,19 +28512,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2hbn9n6yrtf4vnekjzq3w7xfqa",
+         *       "id": "evt_prod_06h2m4hnk9ykh8xkckqxzjxwk3rtc",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1795978865,
+         *       "created": 1796002166,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2hbn7qzvaxpcfx2b6tgw4282wp",
+         *           "id": "in_prod_06h2m4hmssgdk8jq1c8hba6jvc9ft",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2hbn7radq5672462kkqp15ht4w",
-         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *               "id": "il_prod_06h2m4hmsy974b8p2bpw7qsrgj8bm",
+         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28530,11 +28537,11 @@ export type components = {
          *           "number": "EXAMPL-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T19:01:04.575Z",
+         *           "created": "2026-11-30T01:29:25.966Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T19:01:04.805Z",
+         *           "updated": "2026-11-30T01:29:26.034Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28542,11 +28549,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "581eea38d688f0309eb060434a84d0679749cc8533d40a860bd8ae52b6feff8c",
+         *           "pdf_sha256": "a8d0fd98703ce6b9985bcb7cd698c8ac835ec17ce3d38a4d4f9e4000f3035d82",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbn7qzvaxpcfx2b6tgw4282wp/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hmssgdk8jq1c8hba6jvc9ft/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T19:01:04.805Z",
+         *           "finalized_at": "2026-11-30T01:29:26.034Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28554,7 +28561,7 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2hbn9h1vy08qdhd2nn1qg18jet",
+         *           "payment_intent": "pi_prod_06h2m4hnd5jdw06e9xkvgq1t8x6yw",
          *           "reverse_charge": false,
          *           "credits_applied": [],
          *           "due_amount_atom": 500,
@@ -28562,7 +28569,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45453/invoice/p_cRgcM70N7UpzqpKsav88YtisvTiq8Fk04fw-xFHqI",
+         *           "hosted_invoice_url": "http://127.0.0.1:46319/invoice/NADXD3NmrNbi_NAFKWEO4KAj9cGUS-NWgcs1zlYMafo",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28603,19 +28610,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h2hbnbe9a8pc09tbxqaac3smmw4",
+         *       "id": "evt_prod_06h2m4hpvqq5pms1s69twkk84x1jc",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1795978865,
+         *       "created": 1796002166,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2hbna5vx68c8hvc32xhdexv23g",
+         *           "id": "in_prod_06h2m4hp2qfvatc9ht1mq11e8ejm4",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2hbna6ek1r9jtnaer4tp3xfwpr",
-         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *               "id": "il_prod_06h2m4hp2s1ng3n5e8p2mqe5nznb4",
+         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28628,11 +28635,11 @@ export type components = {
          *           "number": "EXAMPL-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T19:01:05.198Z",
+         *           "created": "2026-11-30T01:29:26.293Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T19:01:05.294Z",
+         *           "updated": "2026-11-30T01:29:26.379Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28640,11 +28647,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "f3f7446e614f716ead57204e478ba76bd2873bc99dae0664a8c90eaa3fcae4df",
+         *           "pdf_sha256": "1321ae81c5c4e432ea6c3e4a9fec83e9853d84bac2e4105d37081707c42a18f9",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbna5vx68c8hvc32xhdexv23g/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hp2qfvatc9ht1mq11e8ejm4/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T19:01:05.294Z",
+         *           "finalized_at": "2026-11-30T01:29:26.379Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28652,7 +28659,7 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2hbnb9t1j6cr5snj9f1vwmj0ky",
+         *           "payment_intent": "pi_prod_06h2m4hpnya7wb5c822p3wazfkva8",
          *           "reverse_charge": false,
          *           "credits_applied": [],
          *           "due_amount_atom": 500,
@@ -28660,7 +28667,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45453/invoice/_54BbOCMpHvgnaNrJG72Ne2CWExk0sZgdVYhvE3WNqQ",
+         *           "hosted_invoice_url": "http://127.0.0.1:46319/invoice/a48pUgBGl-55ZdWjXgKORcgDNEjmP8aLi4Wo8IC__us",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28701,19 +28708,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h2hbq10nkw7m2c1pn7rd28tsy2g",
+         *       "id": "evt_prod_06h2m4jcrva6wzvkcyj37j8wbh8kw",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1796065268,
+         *       "created": 1796088568,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2hbntj9aj499wt06a9e07snv9y",
+         *           "id": "in_prod_06h2m4hynk69q87k8hq4cprrbkae4",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2hbntmz8rn2e7rgaz07x72grw8",
-         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *               "id": "il_prod_06h2m4hynv5cwacvrram9arm5h6sr",
+         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28726,23 +28733,23 @@ export type components = {
          *           "number": "EXAMPL-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-29T19:01:09.394Z",
+         *           "created": "2026-11-30T01:29:28.492Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T19:01:08.930Z",
+         *           "updated": "2026-12-01T01:29:28.271Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "discount": null,
-         *           "due_date": "2026-11-30T19:01:08.930Z",
+         *           "due_date": "2026-12-01T01:29:28.271Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-11-30T19:01:08.930Z",
-         *           "pdf_sha256": "c18284702b0ac3170c729a2502d3b7df9e6ae8e47bea178ececa15a32cb82449",
+         *           "overdue_at": "2026-12-01T01:29:28.271Z",
+         *           "pdf_sha256": "99203f22b57ef83b4f88cce1a55fe85dca65cc05d4cb4ed722125750470393e0",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbntj9aj499wt06a9e07snv9y/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hynk69q87k8hq4cprrbkae4/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T19:01:09.596Z",
+         *           "finalized_at": "2026-11-30T01:29:28.546Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28758,7 +28765,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45453/invoice/a69qPZ5B0eyiq4oXMPxNVG7L5PLLns3qfiB6I22JCC4",
+         *           "hosted_invoice_url": "http://127.0.0.1:46319/invoice/sM2PBNFlunUHdQAkhsYSvNBEkejDhUfp-MSF0e3PvRw",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28768,7 +28775,7 @@ export type components = {
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T19:01:09.596Z",
+         *           "updated": "2026-11-30T01:29:28.546Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -28803,19 +28810,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h2hbndrftb38bkzdw2s2607n7k4",
+         *       "id": "evt_prod_06h2m4hras1cjw31kjt2r1msygshp",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1795978866,
+         *       "created": 1796002166,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2hbnc6vp0saccrc5z638m23510",
+         *           "id": "in_prod_06h2m4hqre6bm0r09wxgmxy931kdg",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2hbnc7yvgr7hy6tqz1z4tg8ztr",
-         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *               "id": "il_prod_06h2m4hqrhb9j54nrfgh7rsdjjjjj",
+         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28828,23 +28835,23 @@ export type components = {
          *           "number": "EXAMPL-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-29T19:01:05.718Z",
+         *           "created": "2026-11-30T01:29:26.723Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T19:01:06.103Z",
+         *           "updated": "2026-11-30T01:29:26.869Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T19:01:06.103Z",
+         *           "voided_at": "2026-11-30T01:29:26.869Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "d7dd237869e4c7a4340558e4990a192f1b3ddf59f7b4ec12f94555a3c3fae6b9",
+         *           "pdf_sha256": "eefb02bc1e96395cb073690fe5de0f5882d9ca89ca7920d9b5dcd83551785801",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbnc6vp0saccrc5z638m23510/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hqre6bm0r09wxgmxy931kdg/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T19:01:05.887Z",
+         *           "finalized_at": "2026-11-30T01:29:26.806Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28860,7 +28867,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45453/invoice/c7MH6veFiFbZDq7Cir4semWW-y49AAqeHXyiOnWV1_E",
+         *           "hosted_invoice_url": "http://127.0.0.1:46319/invoice/LEvAHUpwZw3L2VZCt2SUEFQGrtTIypGFA3h2PuZRaV8",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28871,7 +28878,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T19:01:05.887Z",
+         *           "updated": "2026-11-30T01:29:26.806Z",
          *           "voided_at": null
          *         }
          *       }
@@ -28906,19 +28913,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h2hbngbv2th9eaaqtdk13vp04dj",
+         *       "id": "evt_prod_06h2m4hsjw0b3ky9ebe14k43c0ctm",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1795978866,
+         *       "created": 1796002167,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2hbnf8wcf7d8xxwp9nx1d3v7fm",
+         *           "id": "in_prod_06h2m4hrvnws9zrmp3sck3gep8nqa",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2hbnf97ppv69jg3c4jygp5ppp6",
-         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *               "id": "il_prod_06h2m4hrw0z99fr9mxgmtqc1e04a8",
+         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28931,11 +28938,11 @@ export type components = {
          *           "number": "EXAMPL-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-29T19:01:06.503Z",
+         *           "created": "2026-11-30T01:29:27.005Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-29T19:01:06.770Z",
+         *           "updated": "2026-11-30T01:29:27.182Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28943,11 +28950,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "0e4dce6d7fc70f7de467a69c09125988e25d07e029cd1acf6cc81cd615faf71a",
+         *           "pdf_sha256": "ad9db1d9dc57e767a9307d35a1812cb501fa8671c5f8eff2623ff1193d2c12dc",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbnf8wcf7d8xxwp9nx1d3v7fm/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hrvnws9zrmp3sck3gep8nqa/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T19:01:06.577Z",
+         *           "finalized_at": "2026-11-30T01:29:27.032Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28963,18 +28970,18 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45453/invoice/1BlNspVotdrjr12gIo7cnXk_muADSvGEp_JKTx5_oSw",
+         *           "hosted_invoice_url": "http://127.0.0.1:46319/invoice/8kEY09GODF0CUn_BkLi7P_kswOECEvWrDyZl4XbHGwg",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": "2026-11-29T19:01:06.770Z",
+         *           "marked_uncollectible_at": "2026-11-30T01:29:27.182Z",
          *           "total_credits_applied_atom": 0,
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T19:01:06.577Z",
+         *           "updated": "2026-11-30T01:29:27.032Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -29009,19 +29016,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2hbn6s9p9patvef8ae1xnn9v8r",
+         *       "id": "evt_prod_06h2m4hmjc5pk8yt0bgsx761bmtpp",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1795978864,
+         *       "created": 1796002165,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
+         *           "id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2hbmypcyfn27dvekya5hkdb5yy",
-         *               "price": "price_prod_06h2hbkbkanabk5hbfwq5ezjtept6",
+         *               "id": "il_prod_06h2m4hf2tfx25c2r06kerr87mpgw",
+         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -29034,11 +29041,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-29T19:01:02.245Z",
-         *           "paid_at": "2026-11-29T19:01:03.368Z",
-         *           "updated": "2026-11-29T19:01:03.368Z",
+         *           "created": "2026-11-30T01:29:24.479Z",
+         *           "paid_at": "2026-11-30T01:29:25.351Z",
+         *           "updated": "2026-11-30T01:29:25.351Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -29046,11 +29053,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "d4772bb85f461b288b6ac41df6585fa1f680ca705142008671191b35854b025c",
+         *           "pdf_sha256": "2bc662b60983d7f8de978f63f7340066cbdc8e009672c9f772d7d9c612889e68",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:45453/api/invoices/in_prod_06h2hbmyms4apkx594x8by5a6808r/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-29T19:01:02.766Z",
+         *           "finalized_at": "2026-11-30T01:29:24.840Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -29058,15 +29065,15 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2hbn2mme02a1mzt5e4nz2q760r",
+         *           "payment_intent": "pi_prod_06h2m4hj5t8fyzr5a6xsxddfr7th2",
          *           "reverse_charge": false,
          *           "credits_applied": [],
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "17d05c24b77248ffd6d6c64f4e834cba7d5bb86b7b51b089d8c96c5a6e026cf8",
+         *           "paid_pdf_sha256": "ed1b73a5bc6faab47d46a4d2235f780defea367d3c40164aa1e2747bbc9f2e5f",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:45453/invoice/Il0C1SdVjS4WsT8_vch-FIY09aepbdDvy7XYNqtbcsA",
+         *           "hosted_invoice_url": "http://127.0.0.1:46319/invoice/Qlidncz6Py-_6y9t1h1WLiWAebhMC571qhy-3L_Bvvc",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -29107,19 +29114,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h2hbq9329aw5x1pt56bp40csvk4",
+         *       "id": "evt_prod_06h2m4jew5hnr108s2mecb4cr3wpw",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796324473,
+         *       "created": 1796347770,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2hbq8g209hw89bqhns2935ey5w",
+         *           "id": "in_prod_06h2m4jeces1cry344yz8ajvrhtjg",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2hbq8z35hp85acfq4ec1swj1k8",
-         *               "price": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
+         *               "id": "il_prod_06h2m4jevm6dkv6es94rr6ew36eg6",
+         *               "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -29132,11 +29139,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-12-06T19:01:13.655Z",
+         *           "created": "2026-12-07T01:29:30.744Z",
          *           "paid_at": null,
-         *           "updated": "2026-12-06T19:01:13.655Z",
+         *           "updated": "2026-12-07T01:29:30.744Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -29145,11 +29152,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription to Pro (Monthly), 6 Dec 2026 19:01:13 UTC – 6 Jan 2027 19:01:13 UTC",
+         *           "description": "Subscription to Pro (Monthly), 7 Dec 2026 01:29:30 UTC – 7 Jan 2027 01:29:30 UTC",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h2hbpbbnqvbhmr9sp48d41dkk64",
+         *           "subscription": "sub_prod_06h2m4j7ffmd86hrb483vpcxakssr",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -29166,7 +29173,7 @@ export type components = {
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
          *           "ending_balance_atom": 0,
-         *           "next_payment_attempt": "2026-12-06T19:01:13.655Z",
+         *           "next_payment_attempt": "2026-12-07T01:29:30.744Z",
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
          *           "total_credits_applied_atom": 0,
@@ -29205,22 +29212,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h2hbkxt5s70698h95rbfa94yx1j",
+         *       "id": "evt_prod_06h2m4h6av6dgprbvxyfvq3gkyqrm",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1795978853,
+         *       "created": 1796002162,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "id": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T19:00:53.825Z",
+         *           "created": "2026-11-30T01:29:22.255Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T19:00:53.825Z",
+         *           "updated": "2026-11-30T01:29:22.255Z",
          *           "balances": {},
          *           "currency": null,
          *           "livemode": false,
@@ -29309,22 +29316,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h2hbkz5tdt7w7c0cmpx3dadsp06",
+         *       "id": "evt_prod_06h2m4h6m74246f5e4z10shp7rb7r",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1795978854,
+         *       "created": 1796002162,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "id": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T19:00:53.825Z",
+         *           "created": "2026-11-30T01:29:22.255Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T19:00:54.178Z",
+         *           "updated": "2026-11-30T01:29:22.335Z",
          *           "balances": {},
          *           "currency": null,
          *           "livemode": false,
@@ -29336,7 +29343,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-29T19:00:53.825Z"
+         *           "updated": "2026-11-30T01:29:22.255Z"
          *         }
          *       }
          *     }
@@ -29370,23 +29377,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2hbkzsbypzgb0mtgp4ghstmy9j",
+         *       "id": "evt_prod_06h2m4h6sy9afe6tsveg8cm5t1rnp",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1795978854,
+         *       "created": 1796002162,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2hbkzf1sjybra089wn2w5njpbe",
+         *           "id": "cus_prod_06h2m4h6qeqcayrgrh1d1shqbn9ft",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-29T19:00:54.264Z",
+         *           "created": "2026-11-30T01:29:22.363Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-29T19:00:54.342Z",
+         *           "updated": "2026-11-30T01:29:22.381Z",
          *           "balances": {},
          *           "currency": null,
          *           "livemode": false,
@@ -29397,7 +29404,7 @@ export type components = {
          *           "preferred_locale": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T19:00:54.264Z",
+         *           "updated": "2026-11-30T01:29:22.363Z",
          *           "deleted": null
          *         }
          *       }
@@ -29480,24 +29487,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h2hbm0649kctjv6f8484qmra5zw",
+         *       "id": "evt_prod_06h2m4h72rdrfv6ejhryq60r6ypwg",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1795978854,
+         *       "created": 1796002162,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
+         *           "id": "di_prod_06h2m4h71mgrh8t9vf62ef158dexe",
          *           "end": null,
-         *           "start": "2026-11-29T19:00:54.420Z",
+         *           "start": "2026-11-30T01:29:22.426Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
+         *             "id": "cpn_prod_06h2m4gzt8w6rm1dmth02xhja23b8",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T19:00:49.652Z",
-         *             "updated": "2026-11-29T19:00:54.420Z",
+         *             "created": "2026-11-30T01:29:20.594Z",
+         *             "updated": "2026-11-30T01:29:22.426Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -29511,7 +29518,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "livemode": false
          *         }
          *       }
@@ -29564,24 +29571,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h2hbm0xvf948adch6wf5vamhqh6",
+         *       "id": "evt_prod_06h2m4h7cpgpb1bbrytk0r09cs0j8",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1795978854,
+         *       "created": 1796002162,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
+         *           "id": "di_prod_06h2m4h71mgrh8t9vf62ef158dexe",
          *           "end": null,
-         *           "start": "2026-11-29T19:00:54.613Z",
+         *           "start": "2026-11-30T01:29:22.513Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2hbke5393snwvnhr65a8dj2wj2",
+         *             "id": "cpn_prod_06h2m4h02tpenmagc5b601wwcgzka",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T19:00:49.831Z",
-         *             "updated": "2026-11-29T19:00:54.613Z",
+         *             "created": "2026-11-30T01:29:20.662Z",
+         *             "updated": "2026-11-30T01:29:22.513Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -29595,18 +29602,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-29T19:00:54.420Z",
+         *           "start": "2026-11-30T01:29:22.426Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
+         *             "id": "cpn_prod_06h2m4gzt8w6rm1dmth02xhja23b8",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T19:00:49.652Z",
-         *             "updated": "2026-11-29T19:00:54.420Z",
+         *             "created": "2026-11-30T01:29:20.594Z",
+         *             "updated": "2026-11-30T01:29:22.426Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -29652,24 +29659,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2hbm1jpby38g49100yxnax7qbj",
+         *       "id": "evt_prod_06h2m4h7p3ht0fk2axbr5qgd9taza",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1795978854,
+         *       "created": 1796002162,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2hbm05k1zg7eb29g865gydtqjj",
+         *           "id": "di_prod_06h2m4h71mgrh8t9vf62ef158dexe",
          *           "end": null,
-         *           "start": "2026-11-29T19:00:54.613Z",
+         *           "start": "2026-11-30T01:29:22.513Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2hbke5393snwvnhr65a8dj2wj2",
+         *             "id": "cpn_prod_06h2m4h02tpenmagc5b601wwcgzka",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-29T19:00:49.831Z",
-         *             "updated": "2026-11-29T19:00:54.613Z",
+         *             "created": "2026-11-30T01:29:20.662Z",
+         *             "updated": "2026-11-30T01:29:22.513Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -29684,7 +29691,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -29741,20 +29748,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h2hbkdfcqqmv20cpw4pj7p7yb0r",
+         *       "id": "evt_prod_06h2m4gzvs50s486bqewjvfbv6k7a",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1795978849,
+         *       "created": 1796002160,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
+         *           "id": "cpn_prod_06h2m4gzt8w6rm1dmth02xhja23b8",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T19:00:49.652Z",
-         *           "updated": "2026-11-29T19:00:49.652Z",
+         *           "created": "2026-11-30T01:29:20.594Z",
+         *           "updated": "2026-11-30T01:29:20.594Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -29843,20 +29850,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h2hbkh5sq7h6ax92rcg0smdedjw",
+         *       "id": "evt_prod_06h2m4h0a0ppb9whdgsmf6tcpwm5t",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1795978850,
+         *       "created": 1796002160,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2hbkdehg88cs80wt799xdtt39t",
+         *           "id": "cpn_prod_06h2m4gzt8w6rm1dmth02xhja23b8",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-29T19:00:49.652Z",
-         *           "updated": "2026-11-29T19:00:50.598Z",
+         *           "created": "2026-11-30T01:29:20.594Z",
+         *           "updated": "2026-11-30T01:29:20.718Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -29871,7 +29878,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-29T19:00:49.652Z"
+         *           "updated": "2026-11-30T01:29:20.594Z"
          *         }
          *       }
          *     }
@@ -29905,21 +29912,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2hbkhwt8ng62e3ndv5t6y336dj",
+         *       "id": "evt_prod_06h2m4h13cab2h7f2n0mb691tq7g8",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1795978850,
+         *       "created": 1796002160,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2hbkhm7vs66vvttspxx2v8f446",
+         *           "id": "cpn_prod_06h2m4h0rd8qq5cm5gkn58h55q5wj",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-29T19:00:50.721Z",
+         *           "created": "2026-11-30T01:29:20.835Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T19:00:50.787Z",
+         *           "updated": "2026-11-30T01:29:20.919Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -29934,7 +29941,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-29T19:00:50.721Z",
+         *           "updated": "2026-11-30T01:29:20.835Z",
          *           "deleted": null
          *         }
          *       }
@@ -30014,22 +30021,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h2hbkbbv7rsfhtcgtpwektpd9v2",
+         *       "id": "evt_prod_06h2m4gxgfhs6fwkhyzbz9fjnzzgm",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1795978849,
+         *       "created": 1796002160,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
+         *           "id": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T19:00:49.114Z",
-         *           "product": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
-         *           "updated": "2026-11-29T19:00:49.114Z",
+         *           "created": "2026-11-30T01:29:19.995Z",
+         *           "product": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
+         *           "updated": "2026-11-30T01:29:19.995Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -30148,22 +30155,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h2hbkcef6m8a72xfsnr83hh4pwp",
+         *       "id": "evt_prod_06h2m4gyzd52p6360m1c1n89bt14m",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1795978849,
+         *       "created": 1796002160,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2hbkbb9kxqxx1c6p0da9d2nfp2",
+         *           "id": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T19:00:49.114Z",
-         *           "product": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
-         *           "updated": "2026-11-29T19:00:49.389Z",
+         *           "created": "2026-11-30T01:29:19.995Z",
+         *           "product": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
+         *           "updated": "2026-11-30T01:29:20.372Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -30186,7 +30193,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T19:00:49.114Z",
+         *           "updated": "2026-11-30T01:29:19.995Z",
          *           "nickname": null
          *         }
          *       }
@@ -30221,23 +30228,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2hbkczqw3stqb0wb38awybf5kj",
+         *       "id": "evt_prod_06h2m4gzexapn712rgn1g3fvrgpa2",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1795978849,
+         *       "created": 1796002160,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2hbkcspz6ykwyfypf2gqzjh3q0",
+         *           "id": "price_prod_06h2m4gzcvgq8mk3z2g0tk0qe6498",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-29T19:00:49.485Z",
+         *           "created": "2026-11-30T01:29:20.486Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h2hbkb2g4tqq3pjrrfftfkvsk0p",
-         *           "updated": "2026-11-29T19:00:49.518Z",
+         *           "product": "prod_prod_06h2m4gx5shmtbn2hxpq03jsjsg4p",
+         *           "updated": "2026-11-30T01:29:20.501Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -30255,7 +30262,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T19:00:49.485Z",
+         *           "updated": "2026-11-30T01:29:20.486Z",
          *           "deleted": null
          *         }
          *       }
@@ -30356,20 +30363,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h2hbka6bzf7hgmxvxcn2b08d73w",
+         *       "id": "evt_prod_06h2m4gvy4f30xb66xnynbqhns3ra",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1795978848,
+         *       "created": 1796002159,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
+         *           "id": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T19:00:48.800Z",
-         *           "updated": "2026-11-29T19:00:48.800Z",
+         *           "created": "2026-11-30T01:29:19.598Z",
+         *           "updated": "2026-11-30T01:29:19.598Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -30430,26 +30437,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h2hbkat68z0ktqwqvjrmcbvgmvy",
+         *       "id": "evt_prod_06h2m4gwvzyf6hmqjjr65ss55fy2m",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1795978848,
+         *       "created": 1796002159,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
+         *           "id": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T19:00:48.800Z",
-         *           "updated": "2026-11-29T19:00:48.965Z",
+         *           "created": "2026-11-30T01:29:19.598Z",
+         *           "updated": "2026-11-30T01:29:19.834Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T19:00:48.800Z",
+         *           "updated": "2026-11-30T01:29:19.598Z",
          *           "description": null
          *         }
          *       }
@@ -30484,27 +30491,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2hbkd92ejpnwndfp5rbxn61hx2",
+         *       "id": "evt_prod_06h2m4gzk90f9sc2bv1cv0e9xw964",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1795978849,
+         *       "created": 1796002160,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2hbkb2g4tqq3pjrrfftfkvsk0p",
+         *           "id": "prod_prod_06h2m4gx5shmtbn2hxpq03jsjsg4p",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-29T19:00:49.044Z",
+         *           "created": "2026-11-30T01:29:19.918Z",
          *           "deleted": true,
-         *           "updated": "2026-11-29T19:00:49.605Z",
+         *           "updated": "2026-11-30T01:29:20.535Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T19:00:49.044Z",
+         *           "updated": "2026-11-30T01:29:19.918Z",
          *           "deleted": null
          *         }
          *       }
@@ -30564,21 +30571,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h2hbmtqvfmbz0cpgttcqd47bkh8",
+         *       "id": "evt_prod_06h2m4he5amadr2efkpy4eaw4k2m6",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1795978861,
+         *       "created": 1796002164,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2hbmtktst0qf8t3rkcp9f0r6f6",
+         *           "id": "re_prod_06h2m4he2x6q2w2r9n6tnxa9j2qd6",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-29T19:01:01.213Z",
-         *           "payment": "py_prod_06h2hbmabr290ztyedns8xs4q031c",
-         *           "updated": "2026-11-29T19:01:01.213Z",
+         *           "created": "2026-11-30T01:29:24.247Z",
+         *           "payment": "py_prod_06h2m4haj9ymqewpke42zfj7t8hb0",
+         *           "updated": "2026-11-30T01:29:24.247Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -30645,21 +30652,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h2hbmv4w0x162n477cr19xdch4c",
+         *       "id": "evt_prod_06h2m4he7p4htkdkjtdhyx83nmdse",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1795978861,
+         *       "created": 1796002164,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2hbmtktst0qf8t3rkcp9f0r6f6",
+         *           "id": "re_prod_06h2m4he2x6q2w2r9n6tnxa9j2qd6",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-29T19:01:01.213Z",
-         *           "payment": "py_prod_06h2hbmabr290ztyedns8xs4q031c",
-         *           "updated": "2026-11-29T19:01:01.308Z",
+         *           "created": "2026-11-30T01:29:24.247Z",
+         *           "payment": "py_prod_06h2m4haj9ymqewpke42zfj7t8hb0",
+         *           "updated": "2026-11-30T01:29:24.268Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -30668,7 +30675,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T19:01:01.213Z"
+         *           "updated": "2026-11-30T01:29:24.247Z"
          *         }
          *       }
          *     }
@@ -30702,21 +30709,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h2hbmxs329bg2xgg4nchvgaw912",
+         *       "id": "evt_prod_06h2m4hery96qj62ecevrt0ftx6n2",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1795978862,
+         *       "created": 1796002164,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2hbmxnn6s9fb42r5n2zzftnm18",
+         *           "id": "re_prod_06h2m4henz7e4tmnn2aafqz0t3ymm",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-29T19:01:01.997Z",
-         *           "payment": "py_prod_06h2hbmp8e9faadvvnkz26gtt048g",
-         *           "updated": "2026-11-29T19:01:02.019Z",
+         *           "created": "2026-11-30T01:29:24.399Z",
+         *           "payment": "py_prod_06h2m4hddqbmmqbnm79wk1x5a2b5e",
+         *           "updated": "2026-11-30T01:29:24.422Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -30725,7 +30732,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-29T19:01:01.997Z",
+         *           "updated": "2026-11-30T01:29:24.399Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -30760,21 +30767,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h2hbh9kfmgn1w6fmsakwdva1z84",
+         *       "id": "evt_prod_06h2m4fwrtqyzkxa0xtcb8z7se7by",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1795978832,
+         *       "created": 1796002151,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2hbh9awvg0s37j8ndwdrr6t3d2",
+         *           "id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-29T19:00:32.119Z",
-         *           "display": "st_prod_…pnfj",
+         *           "created": "2026-11-30T01:29:11.615Z",
+         *           "display": "st_prod_…9bp3",
          *           "expires_at": null,
          *           "revoked_at": null,
          *           "allowed_ips": null,
@@ -30846,23 +30853,23 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h2hbhrzrfydc4w00zezdpzwvqh8",
+         *       "id": "evt_prod_06h2m4fyymd1cepcbjwzjhz3gtmy6",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 3,
-         *       "created": 1795978836,
+         *       "created": 1796002152,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2hbhmrt54ta6wpdpjc4vzr7pey",
+         *           "id": "key_prod_06h2m4fyda9dj25cf1r53gg3pncr8",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-29T19:00:35.139Z",
-         *           "display": "pt_prod_…w17p",
+         *           "created": "2026-11-30T01:29:12.027Z",
+         *           "display": "pt_prod_…k978",
          *           "expires_at": null,
-         *           "revoked_at": "2026-11-29T19:00:36.206Z",
+         *           "revoked_at": "2026-11-30T01:29:12.180Z",
          *           "allowed_ips": null,
          *           "description": null,
          *           "permissions": null,
@@ -30906,23 +30913,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h2hbhv2dkfr7drye81zy2ysefhy",
+         *       "id": "evt_prod_06h2m4fzdvvc8d5v4szfpe631pyz0",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1795978836,
+         *       "created": 1796002152,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
+         *           "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T19:00:36.655Z",
+         *           "created": "2026-11-30T01:29:12.293Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T19:00:36.655Z",
+         *           "updated": "2026-11-30T01:29:12.293Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -30998,23 +31005,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h2hbhwm614cmrpkbdqtdjsrdmzj",
+         *       "id": "evt_prod_06h2m4fzk2pw30w4616y8de1xgp0r",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1795978837,
+         *       "created": 1796002152,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
+         *           "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T19:00:36.655Z",
+         *           "created": "2026-11-30T01:29:12.293Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T19:00:37.146Z",
+         *           "updated": "2026-11-30T01:29:12.342Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -31024,7 +31031,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T19:00:36.655Z",
+         *           "updated": "2026-11-30T01:29:12.293Z",
          *           "description": null
          *         }
          *       }
@@ -31059,35 +31066,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2hbhyzyx4zh6pph4977aytgycj",
+         *       "id": "evt_prod_06h2m4g043etpfnvtz8y9nvn6xxcg",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1795978837,
+         *       "created": 1796002152,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
+         *           "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T19:00:36.655Z",
+         *           "created": "2026-11-30T01:29:12.293Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-29T19:00:37.746Z",
+         *           "updated": "2026-11-30T01:29:12.476Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T19:00:37.587Z"
+         *           "previous_secret_expires_at": "2026-12-01T01:29:12.427Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T19:00:37.587Z",
+         *           "updated": "2026-11-30T01:29:12.427Z",
          *           "deleted": null
          *         }
          *       }
@@ -31158,23 +31165,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h2hbhxsp7nch9w4tw0chw573cny",
+         *       "id": "evt_prod_06h2m4fzqjda02cfmd6m8mw4fyhbe",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1795978837,
+         *       "created": 1796002152,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
+         *           "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T19:00:36.655Z",
+         *           "created": "2026-11-30T01:29:12.293Z",
          *           "enabled": false,
-         *           "updated": "2026-11-29T19:00:37.445Z",
+         *           "updated": "2026-11-30T01:29:12.376Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -31185,7 +31192,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-29T19:00:37.146Z"
+         *           "updated": "2026-11-30T01:29:12.342Z"
          *         }
          *       }
          *     }
@@ -31219,23 +31226,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h2hbhy1da6jk9kx7fa1cxnthkyt",
+         *       "id": "evt_prod_06h2m4fztz623q773etx66yy66c9y",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1795978837,
+         *       "created": 1796002152,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
+         *           "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T19:00:36.655Z",
+         *           "created": "2026-11-30T01:29:12.293Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T19:00:37.511Z",
+         *           "updated": "2026-11-30T01:29:12.401Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -31246,7 +31253,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-29T19:00:37.445Z"
+         *           "updated": "2026-11-30T01:29:12.376Z"
          *         }
          *       }
          *     }
@@ -31280,33 +31287,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h2hbhybfy5gfzsacr2v19kskyzj",
+         *       "id": "evt_prod_06h2m4fzzfmxgc0wpmc83v5z6bckw",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1795978837,
+         *       "created": 1796002152,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2hbhtwvv1q7n859pdzd7b4qbh8",
+         *           "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-29T19:00:36.655Z",
+         *           "created": "2026-11-30T01:29:12.293Z",
          *           "enabled": true,
-         *           "updated": "2026-11-29T19:00:37.587Z",
+         *           "updated": "2026-11-30T01:29:12.427Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-11-30T19:00:37.587Z"
+         *           "previous_secret_expires_at": "2026-12-01T01:29:12.427Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T19:00:37.511Z",
+         *           "updated": "2026-11-30T01:29:12.401Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -31341,18 +31348,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h2hbh75z6cw637xdpfwdyde3c0c",
+         *       "id": "evt_prod_06h2m4fwht0278qgb6xcvj8t3qfxw",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1795978831,
+         *       "created": 1796002151,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
+         *           "id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-d9488bd4e3@example.com",
+         *           "email": "user-c4fdef311a@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -31398,18 +31405,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h2hbjd6363wa27b92p975vx95yg",
+         *       "id": "evt_prod_06h2m4ga81x9jpsgds1asky1grhs4",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1795978841,
+         *       "created": 1796002155,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
+         *           "id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-d9488bd4e3@example.com",
+         *           "email": "user-c4fdef311a@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -31444,18 +31451,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h2hbjweg48360xb0st0beyw57wt",
+         *       "id": "evt_prod_06h2m4gg8ebesmv3vqdh5yyev1x7c",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1795978845,
+         *       "created": 1796002156,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
+         *           "id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-d9488bd4e3@example.com",
+         *           "email": "user-c4fdef311a@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -31490,18 +31497,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h2hbjp0z3ygn4v6mjf3yde56zja",
+         *       "id": "evt_prod_06h2m4gd7z40885wr3jwez2kq3yfc",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1795978843,
+         *       "created": 1796002155,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2hbh26xa08dwxa5m3tqt2gsgt6",
+         *           "id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-d9488bd4e3@example.com",
+         *           "email": "user-c4fdef311a@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -31536,15 +31543,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h2hbk8m3gdxphka5rr20mnvd5ca",
+         *       "id": "evt_prod_06h2m4gtvcjbf80qjvggwrz1kqzp2",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 3,
-         *       "created": 1795978848,
+         *       "created": 1796002159,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
+         *           "id": "acc_prod_06h2m4frw3qgh5k8zywcq0vfrp6g8",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -31637,20 +31644,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h2hbk8w99njkkegzgcqfwmjpp30",
+         *       "id": "evt_prod_06h2m4gtzr8adxyqndd8m94qjesyw",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1795978848,
+         *       "created": 1796002159,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2hbk8vcc71vk1mtwggg4dcknx0",
+         *           "id": "txr_prod_06h2m4gtzkyk8ysdb9x4c22536jyj",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T19:00:48.475Z",
-         *           "updated": "2026-11-29T19:00:48.475Z",
+         *           "created": "2026-11-30T01:29:19.356Z",
+         *           "updated": "2026-11-30T01:29:19.356Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -31719,20 +31726,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h2hbk9ts082mgb11hg9zb1bzhs8",
+         *       "id": "evt_prod_06h2m4gv81tct2j6wer0mv0wpjppt",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1795978848,
+         *       "created": 1796002159,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2hbk8vcc71vk1mtwggg4dcknx0",
+         *           "id": "txr_prod_06h2m4gtzkyk8ysdb9x4c22536jyj",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-29T19:00:48.475Z",
-         *           "updated": "2026-11-29T19:00:48.707Z",
+         *           "created": "2026-11-30T01:29:19.356Z",
+         *           "updated": "2026-11-30T01:29:19.421Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -31743,7 +31750,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-29T19:00:48.475Z"
+         *           "updated": "2026-11-30T01:29:19.356Z"
          *         }
          *       }
          *     }
@@ -31777,19 +31784,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h2hbktynt7xb47x9j1f03yr9hs4",
+         *       "id": "evt_prod_06h2m4h528qtmazyz1e2tf1em08be",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1795978853,
+         *       "created": 1796002161,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
+         *           "id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T19:00:53.103Z",
-         *           "updated": "2026-11-29T19:00:53.103Z",
+         *           "created": "2026-11-30T01:29:21.927Z",
+         *           "updated": "2026-11-30T01:29:21.927Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -31859,19 +31866,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h2hbkvbrbzy6zaw3tgcgw37vbdw",
+         *       "id": "evt_prod_06h2m4h5mq73374zzyxbvb721g25j",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1795978853,
+         *       "created": 1796002162,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
+         *           "id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T19:00:53.103Z",
-         *           "updated": "2026-11-29T19:00:53.211Z",
+         *           "created": "2026-11-30T01:29:21.927Z",
+         *           "updated": "2026-11-30T01:29:22.062Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -31879,7 +31886,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-29T19:00:53.103Z",
+         *           "updated": "2026-11-30T01:29:21.927Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -31914,19 +31921,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h2hbkwt1mscfmr5ay16rxfk1vm8",
+         *       "id": "evt_prod_06h2m4h5xq4854esmkbf6y1y1e8xj",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1795978853,
+         *       "created": 1796002162,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
+         *           "id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-29T19:00:53.103Z",
-         *           "updated": "2026-11-29T19:00:53.575Z",
+         *           "created": "2026-11-30T01:29:21.927Z",
+         *           "updated": "2026-11-30T01:29:22.149Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -31935,7 +31942,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T19:00:53.211Z"
+         *           "updated": "2026-11-30T01:29:22.062Z"
          *         }
          *       }
          *     }
@@ -31969,19 +31976,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h2hbkxamh4a975n11r34fpfgs1m",
+         *       "id": "evt_prod_06h2m4h66t4tbpbq307jjh3paabsc",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1795978853,
+         *       "created": 1796002162,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
+         *           "id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-29T19:00:53.103Z",
-         *           "updated": "2026-11-29T19:00:53.710Z",
+         *           "created": "2026-11-30T01:29:21.927Z",
+         *           "updated": "2026-11-30T01:29:22.219Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -31990,7 +31997,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-29T19:00:53.575Z"
+         *           "updated": "2026-11-30T01:29:22.149Z"
          *         }
          *       }
          *     }
@@ -32024,19 +32031,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h2hbkj41wwb7zfprm9svfyfkg3g",
+         *       "id": "evt_prod_06h2m4h1fe59c62m19k21jcnm56ye",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1795978850,
+         *       "created": 1796002161,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h2hbkj2s9r7sxfrdxk67zfkfh38",
+         *           "id": "feat_prod_06h2m4h1f9m1zf1kfet9t90zd0388",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-29T19:00:50.838Z",
-         *           "updated": "2026-11-29T19:00:50.838Z",
+         *           "created": "2026-11-30T01:29:21.018Z",
+         *           "updated": "2026-11-30T01:29:21.018Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -32096,28 +32103,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h2hbkjx9m3cvkrmagdxzqs95gp2",
+         *       "id": "evt_prod_06h2m4h1qs0sw5ztx5ch23d0v1d0t",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1795978851,
+         *       "created": 1796002161,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2hbkjw3zw3yy0xvrbshaz1ts36",
+         *           "id": "prodft_prod_06h2m4h1qks4vb8nvx6khz89qn6fc",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T19:00:51.040Z",
+         *           "created": "2026-11-30T01:29:21.084Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2hbkj2s9r7sxfrdxk67zfkfh38",
+         *             "id": "feat_prod_06h2m4h1f9m1zf1kfet9t90zd0388",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-29T19:00:50.838Z",
-         *             "updated": "2026-11-29T19:00:50.838Z",
+         *             "created": "2026-11-30T01:29:21.018Z",
+         *             "updated": "2026-11-30T01:29:21.018Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
+         *           "product": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
          *           "livemode": false
          *         }
          *       }
@@ -32167,28 +32174,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h2hbkr18a5adqafmgjn1gq7zc6r",
+         *       "id": "evt_prod_06h2m4h37576zw3e604sdtnewk8dm",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1795978852,
+         *       "created": 1796002161,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2hbkpjy3hkpma6d79drhwpw3jm",
+         *           "id": "prodft_prod_06h2m4h2vtfcxv6x09mt7v95fsxwr",
          *           "object": "product_feature",
-         *           "created": "2026-11-29T19:00:51.992Z",
+         *           "created": "2026-11-30T01:29:21.374Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2hbkkpzt5s4h6kfj2k1hncn8jw",
+         *             "id": "feat_prod_06h2m4h2amjbnfqgzn1ezkg95vtc2",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-29T19:00:51.255Z",
-         *             "updated": "2026-11-29T19:00:51.255Z",
+         *             "created": "2026-11-30T01:29:21.237Z",
+         *             "updated": "2026-11-30T01:29:21.237Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h2hbka4689xdnme0ymn69t6m56a",
+         *           "product": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
          *           "livemode": false
          *         }
          *       }
@@ -32223,23 +32230,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h2hbp4cnchnjrzwa1jnwzy1qnrj",
+         *       "id": "evt_prod_06h2m4j2kxgxpek4ftcx5maesxn3y",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
          *       "sequence": 4,
-         *       "created": 1795978871,
+         *       "created": 1796002169,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h2hbkj2s9r7sxfrdxk67zfkfh38",
+         *               "feature": "feat_prod_06h2m4h1f9m1zf1kfet9t90zd0388",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h2hbp3nrfvj4ppqzt3wqjd474kg"
+         *               "source_subscription": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -32286,16 +32293,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h2hbkswrzegdrjd0w304sgex2kc",
+         *       "id": "evt_prod_06h2m4h4n0a95n3x64a6ct7savxt2",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 4,
-         *       "created": 1795978852,
+         *       "created": 1796002161,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-29T19:00:52.821Z",
+         *           "updated": "2026-11-30T01:29:21.802Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -32486,16 +32493,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.created`.
          * @example {
-         *       "id": "evt_prod_06h2hbnkb0xdqhnec33fm88qq3n2g",
+         *       "id": "evt_prod_06h2m4htnka8zekmkbfdc0sr6tfrr",
          *       "object": "event",
          *       "type": "credit_note.created",
          *       "sequence": 1,
-         *       "created": 1795978867,
+         *       "created": 1796002167,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2hbnjv2qahmemqapwdce13va2c",
-         *           "pdf": "http://127.0.0.1:45453/api/credit-notes/cn_prod_06h2hbnjv2qahmemqapwdce13va2c/pdf",
+         *           "id": "cn_prod_06h2m4htdrpxaznmmfz56mxfmfdgw",
+         *           "pdf": "http://127.0.0.1:46319/api/credit-notes/cn_prod_06h2m4htdrpxaznmmfz56mxfmfdgw/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -32513,16 +32520,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "issued",
-         *           "created": "2026-11-29T19:01:07.416Z",
-         *           "invoice": "in_prod_06h2hbnh49jwgqq1kxmkx8etwmj0g",
+         *           "created": "2026-11-30T01:29:27.406Z",
+         *           "invoice": "in_prod_06h2m4hswyyy3xp4q44bqnrx94nhc",
          *           "refunds": [],
-         *           "updated": "2026-11-29T19:01:07.416Z",
+         *           "updated": "2026-11-30T01:29:27.406Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "livemode": false,
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "pdf_sha256": "249f517b3709cca1e1d4073544cdc462d5d49d30d82c1a65533e4bd7a7e2d8a6",
+         *           "pdf_sha256": "93bf62556390e154aaf41c22491cbcf5d929d9c2f5893e5af26e75f2344e5a1a",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -32617,16 +32624,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.voided`.
          * @example {
-         *       "id": "evt_prod_06h2hbnnhb738qjw1evn5jyjberd2",
+         *       "id": "evt_prod_06h2m4hv8zshx0wadxhkv17b20awt",
          *       "object": "event",
          *       "type": "credit_note.voided",
          *       "sequence": 2,
-         *       "created": 1795978868,
+         *       "created": 1796002167,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2hbnjv2qahmemqapwdce13va2c",
-         *           "pdf": "http://127.0.0.1:45453/api/credit-notes/cn_prod_06h2hbnjv2qahmemqapwdce13va2c/pdf",
+         *           "id": "cn_prod_06h2m4htdrpxaznmmfz56mxfmfdgw",
+         *           "pdf": "http://127.0.0.1:46319/api/credit-notes/cn_prod_06h2m4htdrpxaznmmfz56mxfmfdgw/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -32644,16 +32651,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "void",
-         *           "created": "2026-11-29T19:01:07.416Z",
-         *           "invoice": "in_prod_06h2hbnh49jwgqq1kxmkx8etwmj0g",
+         *           "created": "2026-11-30T01:29:27.406Z",
+         *           "invoice": "in_prod_06h2m4hswyyy3xp4q44bqnrx94nhc",
          *           "refunds": [],
-         *           "updated": "2026-11-29T19:01:08.092Z",
+         *           "updated": "2026-11-30T01:29:27.603Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "livemode": false,
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-29T19:01:08.092Z",
-         *           "pdf_sha256": "249f517b3709cca1e1d4073544cdc462d5d49d30d82c1a65533e4bd7a7e2d8a6",
+         *           "voided_at": "2026-11-30T01:29:27.603Z",
+         *           "pdf_sha256": "93bf62556390e154aaf41c22491cbcf5d929d9c2f5893e5af26e75f2344e5a1a",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -32665,7 +32672,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "issued",
-         *           "updated": "2026-11-29T19:01:07.416Z",
+         *           "updated": "2026-11-30T01:29:27.406Z",
          *           "voided_at": null
          *         }
          *       }
@@ -32700,24 +32707,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.balance_transaction.created`.
          * @example {
-         *       "id": "evt_prod_06h2hbnpze2j9xq0bd09gwpej30kc",
+         *       "id": "evt_prod_06h2m4hw6vyjmgacq8zj78vjs9bc0",
          *       "object": "event",
          *       "type": "customer.balance_transaction.created",
          *       "sequence": 1,
-         *       "created": 1795978868,
+         *       "created": 1796002167,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cbtxn_prod_06h2hbnpxa46r79g0rcmhc1qmb6hm",
+         *           "id": "cbtxn_prod_06h2m4hw5nvqbktgrt81x7z1e02t2",
          *           "type": "credit_note",
          *           "object": "customer_balance_transaction",
-         *           "created": "2026-11-29T19:01:08.459Z",
-         *           "invoice": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
+         *           "created": "2026-11-30T01:29:27.854Z",
+         *           "invoice": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "livemode": false,
          *           "amount_atom": 100,
-         *           "credit_note": "cn_prod_06h2hbnptj7aqced7sgrfxkbg1sgc",
+         *           "credit_note": "cn_prod_06h2m4hw492q0rhq26btk1ksjncn2",
          *           "description": null,
          *           "ending_balance_atom": 100,
          *           "subscription_change_request": null
@@ -32783,18 +32790,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invited`.
          * @example {
-         *       "id": "evt_prod_06h2hbj3aawpdrbcjgmg08a7kxczr",
+         *       "id": "evt_prod_06h2m4g2ztpwrr9fnm2khrr3jbpqe",
          *       "object": "event",
          *       "type": "member.invited",
          *       "sequence": 1,
-         *       "created": 1795978838,
+         *       "created": 1796002153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2hbj342vhp9ed5m3xhqzt0n4d8",
+         *           "id": "inv_prod_06h2m4g20gjvggftya7fxt6ham7pg",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx27fgat@example.com",
+         *           "email": "withdrawn-mx2lb60e@example.com",
          *           "object": "member",
          *           "status": "invited",
          *           "invitation": null
@@ -32847,18 +32854,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invitation_revoked`.
          * @example {
-         *       "id": "evt_prod_06h2hbj3tkc9ms9vkwhh3vw8j5rsr",
+         *       "id": "evt_prod_06h2m4g3pcs62jdmnyk4ypy6encve",
          *       "object": "event",
          *       "type": "member.invitation_revoked",
          *       "sequence": 2,
-         *       "created": 1795978838,
+         *       "created": 1796002153,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2hbj342vhp9ed5m3xhqzt0n4d8",
+         *           "id": "inv_prod_06h2m4g20gjvggftya7fxt6ham7pg",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx27fgat@example.com",
+         *           "email": "withdrawn-mx2lb60e@example.com",
          *           "object": "member",
          *           "status": "invitation_revoked",
          *           "invitation": null
@@ -32898,21 +32905,21 @@ export type components = {
         /**
          * @description The webhook body of `member.joined`.
          * @example {
-         *       "id": "evt_prod_06h2hbj8w3pvymrsrtdee7xx906b4",
+         *       "id": "evt_prod_06h2m4g6fqcbd7qkx53kfentj73ze",
          *       "object": "event",
          *       "type": "member.joined",
          *       "sequence": 1,
-         *       "created": 1795978840,
+         *       "created": 1796002154,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
+         *           "id": "user_prod_06h2m4g6crsdg5y41zcvyrfe6nff0",
          *           "name": "Joined Member",
          *           "role": "developer",
-         *           "email": "joined-mx27fgat@example.com",
+         *           "email": "joined-mx2lb60e@example.com",
          *           "object": "member",
          *           "status": "active",
-         *           "invitation": "inv_prod_06h2hbj4n550w8pv4r3j1hxjnm1d0"
+         *           "invitation": "inv_prod_06h2m4g3tjdqqbv5c20q9s9pzxj42"
          *         }
          *       }
          *     }
@@ -32946,18 +32953,18 @@ export type components = {
         /**
          * @description The webhook body of `member.role_changed`.
          * @example {
-         *       "id": "evt_prod_06h2hbj9pe095ew4eyssbf1x32ndj",
+         *       "id": "evt_prod_06h2m4g7480e03h5zy8e67vg8xm9t",
          *       "object": "event",
          *       "type": "member.role_changed",
          *       "sequence": 2,
-         *       "created": 1795978840,
+         *       "created": 1796002154,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
+         *           "id": "user_prod_06h2m4g6crsdg5y41zcvyrfe6nff0",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx27fgat@example.com",
+         *           "email": "joined-mx2lb60e@example.com",
          *           "object": "member",
          *           "status": "active",
          *           "invitation": null
@@ -32997,18 +33004,18 @@ export type components = {
         /**
          * @description The webhook body of `member.removed`.
          * @example {
-         *       "id": "evt_prod_06h2hbja4t3n41aggmc7erzx4jarm",
+         *       "id": "evt_prod_06h2m4g7kc92zwpt6tkqj5zyr60rg",
          *       "object": "event",
          *       "type": "member.removed",
          *       "sequence": 3,
-         *       "created": 1795978840,
+         *       "created": 1796002154,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2hbj8qx9k3r2mazj0szdxa9er0",
+         *           "id": "user_prod_06h2m4g6crsdg5y41zcvyrfe6nff0",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx27fgat@example.com",
+         *           "email": "joined-mx2lb60e@example.com",
          *           "object": "member",
          *           "status": "removed",
          *           "invitation": null
@@ -33048,24 +33055,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.connected`.
          * @example {
-         *       "id": "evt_prod_06h2hbjy41nqw3gjwxv39kt47crwy",
+         *       "id": "evt_prod_06h2m4ghb5zpfp21vch2b0x6w474g",
          *       "object": "event",
          *       "type": "payment_processor.connected",
          *       "sequence": 1,
-         *       "created": 1795978845,
+         *       "created": 1796002156,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T19:00:45.705Z",
-         *           "updated": "2026-11-29T19:00:45.705Z",
+         *           "created": "2026-11-30T01:29:16.885Z",
+         *           "updated": "2026-11-30T01:29:16.885Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:45453/api/processors/stripe/acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
+         *           "webhook_url": "http://127.0.0.1:46319/api/processors/stripe/acc_prod_06h2m4frw3qgh5k8zywcq0vfrp6g8",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_65a8d619a3fa7f61d7474721",
-         *           "webhook_endpoint_id": "we_6e070029e6d64235bab90a11"
+         *           "processor_account": "acct_ace480699de6a570102dc2b2",
+         *           "webhook_endpoint_id": "we_3a886de5908e0a6a2ee48efa"
          *         }
          *       }
          *     }
@@ -33142,24 +33149,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.disconnected`.
          * @example {
-         *       "id": "evt_prod_06h2hbk84txzxav48qzbbf2ct1wwg",
+         *       "id": "evt_prod_06h2m4gtn315x7veqft4rj1s0vynr",
          *       "object": "event",
          *       "type": "payment_processor.disconnected",
          *       "sequence": 2,
-         *       "created": 1795978848,
+         *       "created": 1796002159,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-29T19:00:45.705Z",
-         *           "updated": "2026-11-29T19:00:45.705Z",
+         *           "created": "2026-11-30T01:29:16.885Z",
+         *           "updated": "2026-11-30T01:29:16.885Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:45453/api/processors/stripe/acc_prod_06h2hbh23e1k302fydcg4dd6xmbry",
+         *           "webhook_url": "http://127.0.0.1:46319/api/processors/stripe/acc_prod_06h2m4frw3qgh5k8zywcq0vfrp6g8",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_65a8d619a3fa7f61d7474721",
-         *           "webhook_endpoint_id": "we_6e070029e6d64235bab90a11"
+         *           "processor_account": "acct_ace480699de6a570102dc2b2",
+         *           "webhook_endpoint_id": "we_3a886de5908e0a6a2ee48efa"
          *         }
          *       }
          *     }
@@ -33193,39 +33200,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.scheduled`.
          * @example {
-         *       "id": "evt_prod_06h2hbpgw9xr51zj86b1nmh4724be",
+         *       "id": "evt_prod_06h2m4j9hfr3qv0d0bex5ga6b1gd8",
          *       "object": "event",
          *       "type": "subscription_change_request.scheduled",
          *       "sequence": 1,
-         *       "created": 1795978875,
+         *       "created": 1796002171,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2hbpfnqmrx7hxmtng4ezgp5q8w",
+         *           "id": "scr_prod_06h2m4j8pfqgvcedvzf01sft5q8am",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
+         *               "item": "si_prod_06h2m4j7vznkmt0spkt0xsdwr0he2",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2hbpc46fqj7167010cv290aevg",
+         *               "price": "price_prod_06h2m4j7rswztfjv20gn1c139vhet",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "scheduled",
-         *           "created": "2026-11-29T19:01:14.535Z",
+         *           "created": "2026-11-30T01:29:30.948Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T19:01:15.062Z",
+         *           "updated": "2026-11-30T01:29:31.197Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T19:01:14.081Z",
-         *           "subscription": "sub_prod_06h2hbpcz87xdestf9xyaf720tn6g",
+         *           "effective_at": "2026-12-30T01:29:30.845Z",
+         *           "subscription": "sub_prod_06h2m4j7vznkmt0spkt0xsdwr0he0",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T19:01:14.535Z",
+         *           "proration_date": "2026-11-30T01:29:30.948Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -33239,7 +33246,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-29T19:01:14.535Z",
+         *           "updated": "2026-11-30T01:29:30.948Z",
          *           "effective_at": null
          *         }
          *       }
@@ -33341,39 +33348,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.applied`.
          * @example {
-         *       "id": "evt_prod_06h2hbqkvek90w0qs8zn7mfs3q586",
+         *       "id": "evt_prod_06h2m4jjmbeccetc95kxm6wm8rydr",
          *       "object": "event",
          *       "type": "subscription_change_request.applied",
          *       "sequence": 2,
-         *       "created": 1798570874,
+         *       "created": 1798594170,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2hbpfnqmrx7hxmtng4ezgp5q8w",
+         *           "id": "scr_prod_06h2m4j8pfqgvcedvzf01sft5q8am",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
+         *               "item": "si_prod_06h2m4j7vznkmt0spkt0xsdwr0he2",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2hbpc46fqj7167010cv290aevg",
+         *               "price": "price_prod_06h2m4j7rswztfjv20gn1c139vhet",
          *               "state": "applied",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "applied",
-         *           "created": "2026-11-29T19:01:14.535Z",
+         *           "created": "2026-11-30T01:29:30.948Z",
          *           "invoice": null,
-         *           "updated": "2026-12-29T19:01:14.081Z",
+         *           "updated": "2026-12-30T01:29:30.845Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
-         *           "applied_at": "2026-12-29T19:01:14.081Z",
+         *           "applied_at": "2026-12-30T01:29:30.845Z",
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T19:01:14.081Z",
-         *           "subscription": "sub_prod_06h2hbpcz87xdestf9xyaf720tn6g",
+         *           "effective_at": "2026-12-30T01:29:30.845Z",
+         *           "subscription": "sub_prod_06h2m4j7vznkmt0spkt0xsdwr0he0",
          *           "applied_steps": 1,
-         *           "proration_date": "2026-11-29T19:01:14.535Z",
+         *           "proration_date": "2026-11-30T01:29:30.948Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -33388,15 +33395,15 @@ export type components = {
          *         "previous_attributes": {
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
+         *               "item": "si_prod_06h2m4j7vznkmt0spkt0xsdwr0he2",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2hbpc46fqj7167010cv290aevg",
+         *               "price": "price_prod_06h2m4j7rswztfjv20gn1c139vhet",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T19:01:15.062Z",
+         *           "updated": "2026-11-30T01:29:31.197Z",
          *           "applied_at": null,
          *           "applied_steps": 0
          *         }
@@ -33432,18 +33439,18 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2hbps35g3z5mqn9trabp4x8t2c",
+         *       "id": "evt_prod_06h2m4jamwx83339vbrhgzaeajb60",
          *       "object": "event",
          *       "type": "subscription_change_request.canceled",
          *       "sequence": 2,
-         *       "created": 1795978877,
+         *       "created": 1796002171,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2hbpp9cnjcm32nzsn1htq8qgd8",
+         *           "id": "scr_prod_06h2m4jaatypt7f1yfj9c4kv3knhw",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2hbpczdn36rjkrjvdy5yssnk98",
+         *               "item": "si_prod_06h2m4j7vznkmt0spkt0xsdwr0he2",
          *               "type": "set_quantity",
          *               "price": null,
          *               "state": "pending",
@@ -33452,19 +33459,19 @@ export type components = {
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "canceled",
-         *           "created": "2026-11-29T19:01:15.895Z",
+         *           "created": "2026-11-30T01:29:31.395Z",
          *           "invoice": null,
-         *           "updated": "2026-11-29T19:01:17.186Z",
+         *           "updated": "2026-11-30T01:29:31.558Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-29T19:01:14.081Z",
-         *           "subscription": "sub_prod_06h2hbpcz87xdestf9xyaf720tn6g",
+         *           "effective_at": "2026-12-30T01:29:30.845Z",
+         *           "subscription": "sub_prod_06h2m4j7vznkmt0spkt0xsdwr0he0",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-29T19:01:15.895Z",
+         *           "proration_date": "2026-11-30T01:29:31.395Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -33478,7 +33485,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "scheduled",
-         *           "updated": "2026-11-29T19:01:16.843Z",
+         *           "updated": "2026-11-30T01:29:31.516Z",
          *           "cancellation_reason": null
          *         }
          *       }
@@ -33513,15 +33520,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.attached`.
          * @example {
-         *       "id": "evt_prod_06h2hbm55k30shgqmzn5qhks8667a",
+         *       "id": "evt_prod_06h2m4h95f2bbb6x2rp0crc2r7xm6",
          *       "object": "event",
          *       "type": "payment_method.attached",
          *       "sequence": 1,
-         *       "created": 1795978855,
+         *       "created": 1796002162,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2hbm54mw9evjs1bc34fgf1w4p0",
+         *           "id": "pm_prod_06h2m4h936w4jz8qa8a02h3svmymr",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "4242",
@@ -33529,8 +33536,8 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T19:00:55.718Z",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "created": "2026-11-30T01:29:22.969Z",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "livemode": false,
          *           "processor": "sandbox",
          *           "detached_at": null,
@@ -33606,15 +33613,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.detached`.
          * @example {
-         *       "id": "evt_prod_06h2hbm8vgs5bwr9srhpgpgerrnwg",
+         *       "id": "evt_prod_06h2m4ha4v9cpvnty3t67fhcm0ptc",
          *       "object": "event",
          *       "type": "payment_method.detached",
          *       "sequence": 2,
-         *       "created": 1795978856,
+         *       "created": 1796002163,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2hbm6hbhv7aj60a5ew7t98k602",
+         *           "id": "pm_prod_06h2m4h9pf8cgvwmpshgy3mrzr9d2",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "0002",
@@ -33622,11 +33629,11 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-29T19:00:56.074Z",
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "created": "2026-11-30T01:29:23.123Z",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "livemode": false,
          *           "processor": "sandbox",
-         *           "detached_at": "2026-11-29T19:00:56.643Z",
+         *           "detached_at": "2026-11-30T01:29:23.234Z",
          *           "processor_payment_method": "pm_sandbox_declined"
          *         },
          *         "previous_attributes": {
@@ -33664,28 +33671,28 @@ export type components = {
         /**
          * @description The webhook body of `dispute.created`.
          * @example {
-         *       "id": "evt_prod_06h2hbk3wmeq7srzd0nhf6ne87750",
+         *       "id": "evt_prod_06h2m4gnxkb025p2af5nt7674jsx8",
          *       "object": "event",
          *       "type": "dispute.created",
          *       "sequence": 1,
-         *       "created": 1795978847,
+         *       "created": 1796002158,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
+         *           "id": "dp_prod_06h2m4gnvxkx2bypn9zg75gm6qdy4",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "needs_response",
-         *           "created": "2026-11-29T19:00:47.150Z",
-         *           "payment": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
-         *           "updated": "2026-11-29T19:00:47.150Z",
+         *           "created": "2026-11-30T01:29:18.047Z",
+         *           "payment": "py_prod_06h2m4gjgfw9ja69sf7yrb67sv8ty",
+         *           "updated": "2026-11-30T01:29:18.047Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
-         *           "evidence_due_by": "2026-12-06T19:00:47.000Z",
-         *           "processor_dispute": "du_fde60c0b8ed299c7472837a9"
+         *           "payment_intent": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
+         *           "evidence_due_by": "2026-12-07T01:29:17.000Z",
+         *           "processor_dispute": "du_7c68993ffe4858641bad01ab"
          *         }
          *       }
          *     }
@@ -33767,33 +33774,33 @@ export type components = {
         /**
          * @description The webhook body of `dispute.updated`.
          * @example {
-         *       "id": "evt_prod_06h2hbk60ch48ecc5j698z0kq03qp",
+         *       "id": "evt_prod_06h2m4gs8wgrfjkf361psysdb688m",
          *       "object": "event",
          *       "type": "dispute.updated",
          *       "sequence": 2,
-         *       "created": 1795978847,
+         *       "created": 1796002158,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
+         *           "id": "dp_prod_06h2m4gnvxkx2bypn9zg75gm6qdy4",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "under_review",
-         *           "created": "2026-11-29T19:00:47.150Z",
-         *           "payment": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
-         *           "updated": "2026-11-29T19:00:47.740Z",
+         *           "created": "2026-11-30T01:29:18.047Z",
+         *           "payment": "py_prod_06h2m4gjgfw9ja69sf7yrb67sv8ty",
+         *           "updated": "2026-11-30T01:29:18.910Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
+         *           "payment_intent": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
          *           "evidence_due_by": null,
-         *           "processor_dispute": "du_fde60c0b8ed299c7472837a9"
+         *           "processor_dispute": "du_7c68993ffe4858641bad01ab"
          *         },
          *         "previous_attributes": {
          *           "status": "needs_response",
-         *           "updated": "2026-11-29T19:00:47.150Z",
-         *           "evidence_due_by": "2026-12-06T19:00:47.000Z"
+         *           "updated": "2026-11-30T01:29:18.047Z",
+         *           "evidence_due_by": "2026-12-07T01:29:17.000Z"
          *         }
          *       }
          *     }
@@ -33827,32 +33834,32 @@ export type components = {
         /**
          * @description The webhook body of `dispute.closed`.
          * @example {
-         *       "id": "evt_prod_06h2hbk7c9cvcn9grcy1f27t6623w",
+         *       "id": "evt_prod_06h2m4gtc7d2m1ncssq9yk7fpcybt",
          *       "object": "event",
          *       "type": "dispute.closed",
          *       "sequence": 3,
-         *       "created": 1795978848,
+         *       "created": 1796002159,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2hbk3nzfg8278bhsq2y0aw9hmr",
+         *           "id": "dp_prod_06h2m4gnvxkx2bypn9zg75gm6qdy4",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "lost",
-         *           "created": "2026-11-29T19:00:47.150Z",
-         *           "payment": "py_prod_06h2hbk1g6fzcy0v2z58dphcp0k5y",
-         *           "updated": "2026-11-29T19:00:48.077Z",
+         *           "created": "2026-11-30T01:29:18.047Z",
+         *           "payment": "py_prod_06h2m4gjgfw9ja69sf7yrb67sv8ty",
+         *           "updated": "2026-11-30T01:29:19.197Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2hbk01r0jbcmafpvdk1pxmtxc0",
+         *           "payment_intent": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
          *           "evidence_due_by": null,
-         *           "processor_dispute": "du_fde60c0b8ed299c7472837a9"
+         *           "processor_dispute": "du_7c68993ffe4858641bad01ab"
          *         },
          *         "previous_attributes": {
          *           "status": "under_review",
-         *           "updated": "2026-11-29T19:00:47.740Z"
+         *           "updated": "2026-11-30T01:29:18.910Z"
          *         }
          *       }
          *     }
@@ -33886,32 +33893,32 @@ export type components = {
         /**
          * @description The webhook body of `email.sent`.
          * @example {
-         *       "id": "evt_prod_06h2hbn69cn5mmgfpjnwezt9h675a",
+         *       "id": "evt_prod_06h2m4hk3gc00gm9zn82gb7k2s57y",
          *       "object": "event",
          *       "type": "email.sent",
          *       "sequence": 1,
-         *       "created": 1795978864,
+         *       "created": 1796002165,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2hbn39x4vgwyrt6gv8betn03k6",
+         *           "id": "eml_prod_06h2m4hjhfxjs1n9t80vz7ddr4d90",
          *           "to": [
          *             "jenny@example.com"
          *           ],
          *           "type": "receipt",
-         *           "event": "evt_prod_06h2hbn36z0fwh1v8de9d7q1wt7b2",
+         *           "event": "evt_prod_06h2m4hjecqectnagenjgxt0whacg",
          *           "object": "email",
          *           "status": "sent",
-         *           "created": "2026-11-29T19:01:03.440Z",
-         *           "invoice": "in_prod_06h2hbmyms4apkx594x8by5a6808r",
-         *           "sent_at": "2026-11-29T19:01:04.173Z",
+         *           "created": "2026-11-30T01:29:25.388Z",
+         *           "invoice": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
+         *           "sent_at": "2026-11-30T01:29:25.529Z",
          *           "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *           "attempts": 1,
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2hbn39x4vgwyrt6gv8betn03k6@localhost>",
+         *           "message_id": "<eml_prod_06h2m4hjhfxjs1n9t80vz7ddr4d90@localhost>",
          *           "credit_note": null,
-         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2hbn39x4vgwyrt6gv8betn03k6.eml (no SMTP_URL)"
+         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2m4hjhfxjs1n9t80vz7ddr4d90.eml (no SMTP_URL)"
          *         },
          *         "previous_attributes": {
          *           "status": "queued",
@@ -33984,15 +33991,15 @@ export type components = {
         /**
          * @description The webhook body of `email.failed`.
          * @example {
-         *       "id": "evt_prod_06h2hbr19pztc3bj69g33f24cxt2a",
+         *       "id": "evt_prod_06h2m4k4ww4jmx2j9p1k4hngc0dnr",
          *       "object": "event",
          *       "type": "email.failed",
          *       "sequence": 1,
-         *       "created": 1799434880,
+         *       "created": 1799458173,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2hbr0ay3xyc9cz64g1bh9r617e",
+         *           "id": "eml_prod_06h2m4k40n1hap8w7933434zzgjgr",
          *           "to": [
          *             "owner@example.com"
          *           ],
@@ -34000,14 +34007,14 @@ export type components = {
          *           "event": null,
          *           "object": "email",
          *           "status": "rate_limited",
-         *           "created": "2027-01-08T19:01:20.014Z",
+         *           "created": "2027-01-09T01:29:33.012Z",
          *           "invoice": null,
          *           "sent_at": null,
          *           "subject": "Test email from Example GmbH",
          *           "attempts": 1,
          *           "customer": null,
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2hbr0ay3xyc9cz64g1bh9r617e@localhost>",
+         *           "message_id": "<eml_prod_06h2m4k40n1hap8w7933434zzgjgr@localhost>",
          *           "credit_note": null,
          *           "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *         },
@@ -34047,23 +34054,23 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.created`.
          * @example {
-         *       "id": "evt_prod_06h2hbnxebvv5gwxgcvym171z8sda",
+         *       "id": "evt_prod_06h2m4hztcsmz55eze8btpbmdzffm",
          *       "object": "event",
          *       "type": "credit_grant.created",
          *       "sequence": 1,
-         *       "created": 1795978870,
+         *       "created": 1796002168,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
+         *           "id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "active",
-         *           "created": "2026-11-29T19:01:10.109Z",
-         *           "updated": "2026-11-29T19:01:10.109Z",
+         *           "created": "2026-11-30T01:29:28.764Z",
+         *           "updated": "2026-11-30T01:29:28.764Z",
          *           "category": "promotional",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
+         *           "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
@@ -34073,7 +34080,7 @@ export type components = {
          *           "expires_at": null,
          *           "amount_atom": 300,
          *           "applied_atom": 0,
-         *           "effective_at": "2026-11-29T19:01:10.109Z",
+         *           "effective_at": "2026-11-30T01:29:28.764Z",
          *           "remaining_atom": 300
          *         }
          *       }
@@ -34166,23 +34173,23 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.applied`.
          * @example {
-         *       "id": "evt_prod_06h2hbp234a3rfqy55sta82ag6wtg",
+         *       "id": "evt_prod_06h2m4j1bvcztgaks580bvnzca56e",
          *       "object": "event",
          *       "type": "credit_grant.applied",
          *       "sequence": 2,
-         *       "created": 1795978871,
+         *       "created": 1796002169,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
+         *           "id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "depleted",
-         *           "created": "2026-11-29T19:01:10.109Z",
-         *           "updated": "2026-11-29T19:01:11.282Z",
+         *           "created": "2026-11-30T01:29:28.764Z",
+         *           "updated": "2026-11-30T01:29:29.177Z",
          *           "category": "promotional",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
+         *           "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
@@ -34192,12 +34199,12 @@ export type components = {
          *           "expires_at": null,
          *           "amount_atom": 300,
          *           "applied_atom": 300,
-         *           "effective_at": "2026-11-29T19:01:10.109Z",
+         *           "effective_at": "2026-11-30T01:29:28.764Z",
          *           "remaining_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T19:01:10.109Z",
+         *           "updated": "2026-11-30T01:29:28.764Z",
          *           "applied_atom": 0,
          *           "remaining_atom": 300
          *         }
@@ -34233,23 +34240,23 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.depleted`.
          * @example {
-         *       "id": "evt_prod_06h2hbp25k6ykgbcyqfacaez4w3hw",
+         *       "id": "evt_prod_06h2m4j1d1qggmk92jhct8j5r7ws4",
          *       "object": "event",
          *       "type": "credit_grant.depleted",
          *       "sequence": 3,
-         *       "created": 1795978871,
+         *       "created": 1796002169,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
+         *           "id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "depleted",
-         *           "created": "2026-11-29T19:01:10.109Z",
-         *           "updated": "2026-11-29T19:01:11.282Z",
+         *           "created": "2026-11-30T01:29:28.764Z",
+         *           "updated": "2026-11-30T01:29:29.177Z",
          *           "category": "promotional",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
+         *           "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
@@ -34259,12 +34266,12 @@ export type components = {
          *           "expires_at": null,
          *           "amount_atom": 300,
          *           "applied_atom": 300,
-         *           "effective_at": "2026-11-29T19:01:10.109Z",
+         *           "effective_at": "2026-11-30T01:29:28.764Z",
          *           "remaining_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T19:01:10.109Z",
+         *           "updated": "2026-11-30T01:29:28.764Z",
          *           "applied_atom": 0,
          *           "remaining_atom": 300
          *         }
@@ -34300,38 +34307,38 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.expired`.
          * @example {
-         *       "id": "evt_prod_06h2hbq16k15pkgtkpdh2havsdhyj",
+         *       "id": "evt_prod_06h2m4jcz5pfmfzcccfqwkfmn5f7g",
          *       "object": "event",
          *       "type": "credit_grant.expired",
          *       "sequence": 2,
-         *       "created": 1796065268,
+         *       "created": 1796088568,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2hbp08qc27nr3g7m2bfan03arg",
+         *           "id": "cg_prod_06h2m4j0xtg7zft1k0styewx00zg8",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "expired",
-         *           "created": "2026-11-29T19:01:10.826Z",
-         *           "updated": "2026-11-30T19:01:08.930Z",
+         *           "created": "2026-11-30T01:29:29.068Z",
+         *           "updated": "2026-12-01T01:29:28.271Z",
          *           "category": "paid",
          *           "currency": "eur",
-         *           "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
+         *           "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
          *           "voided_at": null,
          *           "applies_to": "all",
-         *           "expired_at": "2026-11-30T19:01:08.930Z",
-         *           "expires_at": "2026-11-30T19:01:08.930Z",
+         *           "expired_at": "2026-12-01T01:29:28.271Z",
+         *           "expires_at": "2026-12-01T01:29:28.271Z",
          *           "amount_atom": 100,
          *           "applied_atom": 0,
-         *           "effective_at": "2026-11-29T19:01:10.826Z",
+         *           "effective_at": "2026-11-30T01:29:29.068Z",
          *           "remaining_atom": 100
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T19:01:10.826Z",
+         *           "updated": "2026-11-30T01:29:29.068Z",
          *           "expired_at": null
          *         }
          *       }
@@ -34366,38 +34373,38 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.voided`.
          * @example {
-         *       "id": "evt_prod_06h2hbnz9r3vnhakfzx0fsm44c9vr",
+         *       "id": "evt_prod_06h2m4j0jg52k9r3phapessv8j6wm",
          *       "object": "event",
          *       "type": "credit_grant.voided",
          *       "sequence": 2,
-         *       "created": 1795978870,
+         *       "created": 1796002168,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2hbnyk7gw86dw4ywy2nb4r59jp",
+         *           "id": "cg_prod_06h2m4j0956cerg52hkvp0fcd0ara",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "voided",
-         *           "created": "2026-11-29T19:01:10.404Z",
-         *           "updated": "2026-11-29T19:01:10.598Z",
+         *           "created": "2026-11-30T01:29:28.890Z",
+         *           "updated": "2026-11-30T01:29:28.974Z",
          *           "category": "paid",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
+         *           "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
-         *           "voided_at": "2026-11-29T19:01:10.598Z",
+         *           "voided_at": "2026-11-30T01:29:28.974Z",
          *           "applies_to": "all",
          *           "expired_at": null,
          *           "expires_at": null,
          *           "amount_atom": 100,
          *           "applied_atom": 0,
-         *           "effective_at": "2026-11-29T19:01:10.404Z",
+         *           "effective_at": "2026-11-30T01:29:28.890Z",
          *           "remaining_atom": 100
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-29T19:01:10.404Z",
+         *           "updated": "2026-11-30T01:29:28.890Z",
          *           "voided_at": null
          *         }
          *       }
@@ -34432,23 +34439,23 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.reinstated`.
          * @example {
-         *       "id": "evt_prod_06h2hbp3e6zmpk4xq5zcs2rjb0tke",
+         *       "id": "evt_prod_06h2m4j1vk9yaj7ppgkx093350106",
          *       "object": "event",
          *       "type": "credit_grant.reinstated",
          *       "sequence": 4,
-         *       "created": 1795978871,
+         *       "created": 1796002169,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2hbnxdhwtcg6etqa01p40bkwyp",
+         *           "id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "active",
-         *           "created": "2026-11-29T19:01:10.109Z",
-         *           "updated": "2026-11-29T19:01:11.655Z",
+         *           "created": "2026-11-30T01:29:28.764Z",
+         *           "updated": "2026-11-30T01:29:29.302Z",
          *           "category": "promotional",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2hbnwqzyftkr1xwyf39bt7pd2p",
+         *           "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
@@ -34458,12 +34465,12 @@ export type components = {
          *           "expires_at": null,
          *           "amount_atom": 300,
          *           "applied_atom": 0,
-         *           "effective_at": "2026-11-29T19:01:10.109Z",
+         *           "effective_at": "2026-11-30T01:29:28.764Z",
          *           "remaining_atom": 300
          *         },
          *         "previous_attributes": {
          *           "status": "depleted",
-         *           "updated": "2026-11-29T19:01:11.282Z",
+         *           "updated": "2026-11-30T01:29:29.177Z",
          *           "applied_atom": 300,
          *           "remaining_atom": 0
          *         }
@@ -34499,21 +34506,21 @@ export type components = {
         /**
          * @description The webhook body of `api_key.rolled`.
          * @example {
-         *       "id": "evt_prod_06h2hbhpwbrhs74nanqza98atgrem",
+         *       "id": "evt_prod_06h2m4fykxnz4parg7x08c9v95z7e",
          *       "object": "event",
          *       "type": "api_key.rolled",
          *       "sequence": 2,
-         *       "created": 1795978835,
+         *       "created": 1796002152,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2hbhmrt54ta6wpdpjc4vzr7pey",
+         *           "id": "key_prod_06h2m4fyda9dj25cf1r53gg3pncr8",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-29T19:00:35.139Z",
-         *           "display": "pt_prod_…w17p",
+         *           "created": "2026-11-30T01:29:12.027Z",
+         *           "display": "pt_prod_…k978",
          *           "expires_at": null,
          *           "revoked_at": null,
          *           "allowed_ips": null,
@@ -34524,7 +34531,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "display": "pt_prod_…xzja"
+         *           "display": "pt_prod_…pqck"
          *         }
          *       }
          *     }
@@ -34558,22 +34565,22 @@ export type components = {
         /**
          * @description The webhook body of `alert.triggered`.
          * @example {
-         *       "id": "evt_prod_06h2hbmb02s51de6bgg90d7xv8n8e",
+         *       "id": "evt_prod_06h2m4ham2wh6bmmrwayvhkt3hkwe",
          *       "object": "event",
          *       "type": "alert.triggered",
          *       "sequence": 1,
-         *       "created": 1795978857,
+         *       "created": 1796002163,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "atrg_prod_06h2hbmat9m9r9v8tev34hjp5fyjy",
-         *           "alert": "alrt_prod_06h2hbm2hzefqtts90hwqep8bj5t0",
-         *           "meter": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
+         *           "id": "atrg_prod_06h2m4hak9xcb42fgk2453hb5bzpr",
+         *           "alert": "alrt_prod_06h2m4h7v2x6rgrdf6c4266kk97wg",
+         *           "meter": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
          *           "value": 1,
          *           "object": "alert_trigger",
-         *           "created": "2026-11-29T19:00:57.091Z",
+         *           "created": "2026-11-30T01:29:23.307Z",
          *           "currency": null,
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "livemode": false,
          *           "threshold": 1,
          *           "alert_type": "usage_threshold",
@@ -34652,7 +34659,7 @@ export type components = {
         /**
          * @description The webhook body of `alert.resolved`.
          * @example {
-         *       "id": "evt_prod_06h2hbq6ftb5ddszmr13t0qzrdmcy",
+         *       "id": "evt_prod_06h2m4jcf3p20kzjff5cwjh21jpt2",
          *       "object": "event",
          *       "type": "alert.resolved",
          *       "sequence": 2,
@@ -34660,14 +34667,14 @@ export type components = {
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "atrg_prod_06h2hbmat9m9r9v8tev34hjp5fyjy",
-         *           "alert": "alrt_prod_06h2hbm2hzefqtts90hwqep8bj5t0",
-         *           "meter": "mtr_prod_06h2hbktxzezgw6ca4jt6d78b843t",
+         *           "id": "atrg_prod_06h2m4hak9xcb42fgk2453hb5bzpr",
+         *           "alert": "alrt_prod_06h2m4h7v2x6rgrdf6c4266kk97wg",
+         *           "meter": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
          *           "value": 1,
          *           "object": "alert_trigger",
-         *           "created": "2026-11-29T19:00:57.091Z",
+         *           "created": "2026-11-30T01:29:23.307Z",
          *           "currency": null,
-         *           "customer": "cus_prod_06h2hbkxr7wcy5mcht2bff1f211g0",
+         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
          *           "livemode": false,
          *           "threshold": 1,
          *           "alert_type": "usage_threshold",
