@@ -43,15 +43,17 @@ export function EmailSettings({ accountId }: { accountId: string }) {
   if (query.error || !query.data) return <ErrorBox error={query.error} />;
   const settings = query.data;
   const orNull = (value: string | undefined) => (value?.trim() ? value.trim() : null);
+  // The type's name is in the button's (visually hidden) text, not an aria-label: the type's label
+  // names its switch alone, and an aria-label holding it would make the button a second control of that name.
   const previewButton = (type: EmailType) => (
     <Button
       variant="secondary"
-      aria-label={`${previewing === type ? "Hide the preview of" : "Preview"} ${TYPE_LABELS[type] ?? type}`}
       aria-expanded={previewing === type}
       aria-controls={previewing === type ? PREVIEW_PANEL_ID : undefined}
       onClick={() => setPreviewing(previewing === type ? null : type)}
     >
       {previewing === type ? "Hide preview" : "Preview"}
+      <span className="sr-only"> {TYPE_LABELS[type] ?? type}</span>
     </Button>
   );
   const preview = previewing && (
