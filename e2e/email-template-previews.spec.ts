@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
 import { api, baseUrl, createToken, signUp } from "./fixtures";
 
@@ -62,4 +63,48 @@ test("email templates: Settings → Emails previews two types in two languages, 
 
   // Previews send nothing: the email log is empty.
   expect((await server.get("/emails")).body.items).toEqual([]);
+});
+
+test("email templates: a viewer, who sees no switch, previews the templates too", async ({ page, browser }) => {
+  const owner = await signUp(page, "Viewed Goods");
+  const settings = `${baseUrl()}/accounts/${owner.accountId}/settings`;
+  await page.goto(settings);
+  // The final notice switched off: the viewer's list says so.
+  const emailSettings = page.getByRole("form", { name: "Email settings" });
+  await emailSettings.getByLabel("Final dunning notice (the last payment retry failed)").selectOption("off");
+  await emailSettings.getByRole("button", { name: "Save email settings" }).click();
+  await expect(page.getByText("Saved.", { exact: true })).toBeVisible();
+  const invite = page.getByRole("form", { name: "Invite a member" });
+  const email = `viewer-${randomBytes(5).toString("hex")}@example.com`;
+  await invite.getByLabel("Email").fill(email);
+  await invite.getByLabel("Role").selectOption({ label: "Viewer" });
+  await invite.getByRole("button", { name: "Create invitation" }).click();
+  const link = (await page.getByTestId("shown-once-value").textContent())?.trim() ?? "";
+  expect(link).toMatch(/\/invite\/inv_[0-9a-z]{32}$/);
+
+  const context = await browser.newContext();
+  try {
+    const viewer = await context.newPage();
+    await viewer.goto(link);
+    await expect(viewer.getByRole("button", { name: "Create account and join" })).toBeEnabled();
+    await viewer.getByLabel("Your name").fill("Vera Viewer");
+    await viewer.getByLabel("Password").fill(`pw-${randomBytes(9).toString("base64url")}`);
+    await viewer.getByRole("button", { name: "Create account and join" }).click();
+    await viewer.waitForURL(new RegExp(`/accounts/${owner.accountId}$`));
+
+    await viewer.goto(settings);
+    await expect(viewer.getByTestId("current-role")).toHaveText("Viewer");
+    await expect(viewer.getByRole("form", { name: "Email settings" })).toHaveCount(0);
+    const templates = viewer.getByRole("list", { name: "Email templates" });
+    await expect(templates.getByRole("listitem").filter({ hasText: "Final dunning notice" })).toContainText("off");
+    await expect(templates.getByRole("listitem").filter({ hasText: "Trial ending" })).toContainText("on");
+    await templates.getByRole("button", { name: "Preview Trial ending" }).click();
+    const panel = viewer.getByTestId("email-template-preview");
+    await panel.getByLabel("Language").selectOption("fr");
+    await expect(panel.getByTestId("email-template-subject")).toHaveText("Votre essai Viewed Goods se termine bientôt");
+    await expect(panel.frameLocator("iframe").getByRole("heading", { name: "Votre essai se termine bientôt" })).toBeVisible();
+    await expect(panel.frameLocator("iframe").getByText("Fin de l'essai")).toBeVisible();
+  } finally {
+    await context.close();
+  }
 });
