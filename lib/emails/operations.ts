@@ -1,5 +1,6 @@
 import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
+import { EMAIL_TYPES } from "@/lib/email-outbox/types";
 import { Email, EmailList, EmailListQuery, EmailPreview, EmailTemplatePreview, EmailTemplatePreviewQuery, TestEmailInput } from "./schema";
 
 const tag = "Emails";
@@ -53,7 +54,7 @@ export const previewEmailTemplateOperation = defineOperation({
   unscopedPath: "/email-templates/{type}/preview",
   summary: "Preview an email template",
   description:
-    "The subject, HTML and plain text of an email type (`invoice`, `receipt`, `payment_failed`, `payment_action_required`, `final_notice`, `credit_note`, `trial_ending`, `upcoming_renewal`, `subscription_cancelled`, `portal_link`, `test`) as the sender would write it, with sample facts: invoice `PREFIX-0042` (credit note `PREFIX-CN-0007`) with the account's invoice prefix, an amount of 1234.50 in the currency of the account's newest price (else USD), dates counted from the account's time and links to example.com; branded with the account's sender name, support email and brand colour. Nothing is written or sent. An unknown type is a 404 naming the types.",
+    `The subject, HTML and plain text of an email type (${EMAIL_TYPES.map((type) => `\`${type}\``).join(", ")}) as the sender would write it, with sample facts: invoice \`PREFIX-0042\` (credit note \`PREFIX-CN-0007\`) with the account's invoice prefix, an amount of 1234.50 in the currency of the account's newest price (else USD), dates counted from the account's time and links to example.com; branded with the account's sender name, support email and brand colour. Nothing is written or sent. An unknown type is a 404 naming the types.`,
   tag,
   access: "secret",
   permission: needs("logs", "read"),
