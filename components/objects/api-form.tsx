@@ -25,6 +25,8 @@ export type FormField = {
   currency?: string | { field: string };
   /** Shown (and validated, and given its errors) only while this holds, e.g. for one mode of the form. */
   when?: (values: Record<string, string>) => boolean;
+  /** Beside the input, outside its label (e.g. an email type's Preview button); a button there must be `type="button"`. */
+  aside?: ReactNode;
 };
 
 /** What `toBody` gets besides the values: the browser's locale, for money typed in it. */
@@ -158,33 +160,43 @@ export function ApiForm<Id extends OperationId>({
   return (
     <form onSubmit={submit} aria-label={label} className="space-y-3">
       <div className="grid gap-3 sm:grid-cols-2">
-        {shown.map((field) => (
-          <Field key={field.name} label={field.label} error={inline[field.name]} hint={field.kind === "money" && field.currency ? moneyHint(field, values[field.name] ?? "", currencyOf(field), locale) : field.hint}>
-            {field.kind === "select" ? (
-              <select
-                className={inputClass}
-                value={values[field.name]}
-                onChange={(event) => change(field.name, event.target.value)}
-              >
-                {field.options?.map((option) => (
-                  <option key={option.value} value={option.value}>
-                    {option.label}
-                  </option>
-                ))}
-              </select>
-            ) : (
-              <input
-                className={inputClass}
-                type={field.kind === "email" ? "email" : "text"}
-                inputMode={field.kind === "number" || field.kind === "money" ? "decimal" : undefined}
-                required={field.required}
-                aria-invalid={inline[field.name] ? true : undefined}
-                value={values[field.name]}
-                onChange={(event) => change(field.name, event.target.value)}
-              />
-            )}
-          </Field>
-        ))}
+        {shown.map((field) => {
+          const input = (
+            <Field key={field.name} label={field.label} error={inline[field.name]} hint={field.kind === "money" && field.currency ? moneyHint(field, values[field.name] ?? "", currencyOf(field), locale) : field.hint}>
+              {field.kind === "select" ? (
+                <select
+                  className={inputClass}
+                  value={values[field.name]}
+                  onChange={(event) => change(field.name, event.target.value)}
+                >
+                  {field.options?.map((option) => (
+                    <option key={option.value} value={option.value}>
+                      {option.label}
+                    </option>
+                  ))}
+                </select>
+              ) : (
+                <input
+                  className={inputClass}
+                  type={field.kind === "email" ? "email" : "text"}
+                  inputMode={field.kind === "number" || field.kind === "money" ? "decimal" : undefined}
+                  required={field.required}
+                  aria-invalid={inline[field.name] ? true : undefined}
+                  value={values[field.name]}
+                  onChange={(event) => change(field.name, event.target.value)}
+                />
+              )}
+            </Field>
+          );
+          return field.aside ? (
+            <div key={field.name} className="flex items-end gap-2">
+              <div className="min-w-0 flex-1">{input}</div>
+              {field.aside}
+            </div>
+          ) : (
+            input
+          );
+        })}
       </div>
       {extra?.(values, set)}
       {showGeneral && (

@@ -1,8 +1,8 @@
 import { handle } from "@/lib/api/handler";
 import { envelope } from "@/lib/api/pagination";
-import { getEmailOperation, listEmailsOperation, previewEmailOperation, sendInvoiceOperation, sendTestEmailOperation } from "./operations";
+import { getEmailOperation, listEmailsOperation, previewEmailOperation, previewEmailTemplateOperation, sendInvoiceOperation, sendTestEmailOperation } from "./operations";
 import { serializeEmail } from "./serialize";
-import { getEmail, listEmails, previewEmail, sendInvoice, sendTestEmail } from "./service";
+import { getEmail, listEmails, previewEmail, previewEmailTemplate, sendInvoice, sendTestEmail } from "./service";
 
 /** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
 export const emailHandlers = [
@@ -15,6 +15,10 @@ export const emailHandlers = [
     const { row, html, text } = await previewEmail({ ctx, input: { id: params.email_id } });
     return { object: "email_preview" as const, id: row.id, subject: row.subject, html, text };
   }),
+  handle(previewEmailTemplateOperation, async ({ ctx, params, query }) => ({
+    object: "email_template_preview" as const,
+    ...(await previewEmailTemplate({ ctx, input: { type: params.type, locale: query.locale } })),
+  })),
   handle(sendTestEmailOperation, async ({ ctx, body }) => serializeEmail(await sendTestEmail({ ctx, input: body }), ctx.livemode)),
   handle(sendInvoiceOperation, async ({ ctx, params }) => serializeEmail(await sendInvoice({ ctx, input: { id: params.invoice_id } }), ctx.livemode)),
 ];

@@ -1,6 +1,7 @@
 import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
-import { Email, EmailList, EmailListQuery, EmailPreview, TestEmailInput } from "./schema";
+import { EMAIL_TYPES } from "@/lib/email-outbox/types";
+import { Email, EmailList, EmailListQuery, EmailPreview, EmailTemplatePreview, EmailTemplatePreviewQuery, TestEmailInput } from "./schema";
 
 const tag = "Emails";
 
@@ -46,6 +47,22 @@ export const previewEmailOperation = defineOperation({
   errors: [404],
 });
 
+export const previewEmailTemplateOperation = defineOperation({
+  operationId: "previewEmailTemplate",
+  method: "GET",
+  path: "/{account_id}/email-templates/{type}/preview",
+  unscopedPath: "/email-templates/{type}/preview",
+  summary: "Preview an email template",
+  description:
+    `The subject, HTML and plain text of an email type (${EMAIL_TYPES.map((type) => `\`${type}\``).join(", ")}) as the sender would write it, with sample facts: invoice \`PREFIX-0042\` (credit note \`PREFIX-CN-0007\`) with the account's invoice prefix, an amount of 1234.50 in the currency of the account's newest price (else USD), dates counted from the account's time and links to example.com; branded with the account's sender name, support email and brand colour. Nothing is written or sent. An unknown type is a 404 naming the types.`,
+  tag,
+  access: "secret",
+  permission: needs("logs", "read"),
+  query: EmailTemplatePreviewQuery,
+  response: { status: 200, description: "The rendered sample email.", schema: EmailTemplatePreview },
+  errors: [404],
+});
+
 export const sendTestEmailOperation = defineOperation({
   operationId: "sendTestEmail",
   method: "POST",
@@ -76,4 +93,11 @@ export const sendInvoiceOperation = defineOperation({
   errors: [404, 409],
 });
 
-export const emailOperations = [listEmailsOperation, getEmailOperation, previewEmailOperation, sendTestEmailOperation, sendInvoiceOperation];
+export const emailOperations = [
+  listEmailsOperation,
+  getEmailOperation,
+  previewEmailOperation,
+  previewEmailTemplateOperation,
+  sendTestEmailOperation,
+  sendInvoiceOperation,
+];

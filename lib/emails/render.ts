@@ -6,11 +6,11 @@ import { config } from "@/lib/config";
 import { creditNotePdf } from "@/lib/credit-notes/read";
 import { loadInvoice } from "@/lib/invoices/core";
 import { invoicePdf } from "@/lib/invoices/hosted";
-import { money, longDate } from "@/lib/invoices/pdf/render";
 import { hostedInvoiceUrl } from "@/lib/invoices/serialize";
 import { senderNameOf } from "@/lib/email-outbox/enqueue";
 import type { EmailType } from "@/lib/email-outbox/types";
-import { emailLocale, WORDING, type EmailLocale } from "@/lib/email-outbox/wording";
+import { emailLocale, type EmailLocale } from "@/lib/email-outbox/wording";
+import { composeEmail, eventFactRows, EVENT_FACT_TYPES, invoiceFactRows, type EmailBranding, type EmailFacts } from "./compose";
 
 export type EmailRow = typeof emails.$inferSelect;
 
@@ -28,56 +28,12 @@ export type RenderedEmail = {
   attachments: { filename: string; content: Buffer; contentType: string }[];
 };
 
-const escapeHtml = (value: string) =>
-  value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+type Facts = EmailFacts & { attachments: RenderedEmail["attachments"] };
 
-/** The emails' accent colour when the account's seller settings name none (`brand_color`). */
-export const DEFAULT_BRAND_COLOR = "#4f46e5";
-
-/** The account's brand colour, only as `#RRGGBB` (the setting's validation; re-checked, as it goes into a style). */
-export function brandColorOf(account: { brandColor: string | null }): string {
-  return account.brandColor && /^#[0-9a-fA-F]{6}$/.test(account.brandColor) ? account.brandColor : DEFAULT_BRAND_COLOR;
+/** What the email's body shows of the account: its sender name, support address and brand colour. */
+export function brandingOf(account: { emailSenderName: string | null; businessName: string | null; name: string; supportEmail: string | null; brandColor: string | null }): EmailBranding {
+  return { seller: senderNameOf(account), supportEmail: account.supportEmail, brandColor: account.brandColor };
 }
-
-type Facts = { rows: [string, string][]; link: string | null; attachments: RenderedEmail["attachments"]; locale: EmailLocale };
-
-type Labels = { number: string; amount: string; due: string; nextRetry: string; support: string; trialEnds: string; renews: string; cancelled: string };
-
-const LABELS: Record<EmailLocale, Labels> = {
-  en: {
-    number: "Invoice",
-    amount: "Amount",
-    due: "Due",
-    nextRetry: "Next attempt",
-    support: "Questions? Write to",
-    trialEnds: "Trial ends",
-    renews: "Renews on",
-    cancelled: "Cancelled on",
-  },
-  fr: {
-    number: "Facture",
-    amount: "Montant",
-    due: "Échéance",
-    nextRetry: "Prochaine tentative",
-    support: "Des questions ? Écrivez à",
-    trialEnds: "Fin de l'essai",
-    renews: "Renouvellement le",
-    cancelled: "Résilié le",
-  },
-  de: {
-    number: "Rechnung",
-    amount: "Betrag",
-    due: "Fällig",
-    nextRetry: "Nächster Versuch",
-    support: "Fragen? Schreiben Sie an",
-    trialEnds: "Testzeitraum endet",
-    renews: "Verlängerung am",
-    cancelled: "Gekündigt am",
-  },
-};
-
-/** The types whose facts come from the causing event's data (a subscription, or the upcoming invoice's preview). */
-const EVENT_FACT_TYPES: ReadonlySet<EmailType> = new Set(["trial_ending", "upcoming_renewal", "subscription_cancelled"]);
 
 /** The types that attach the invoice's (or credit note's) PDF. */
 const ATTACHING_TYPES: ReadonlySet<EmailType> = new Set(["invoice", "receipt", "credit_note"]);
@@ -88,11 +44,7 @@ async function invoiceFacts(ctx: ServiceContext, row: EmailRow, type: EmailType)
   const [invoice] = await db.select().from(invoices).where(and(eq(invoices.accountId, row.accountId), eq(invoices.id, row.invoiceId ?? "")));
   if (!invoice) throw new Error(`The email's invoice '${row.invoiceId}' does not exist.`);
   const locale = emailLocale(invoice.document?.locale);
-  const labels = LABELS[locale];
-  const rows: [string, string][] = [[labels.number, invoice.number ?? invoice.id]];
-  rows.push([labels.amount, money(type === "receipt" ? invoice.totalAmountAtom : invoice.dueAmountAtom, invoice.currency, locale)]);
-  if (invoice.dueDate && type === "invoice") rows.push([labels.due, longDate(invoice.dueDate, locale)]);
-  if (type === "payment_failed" && invoice.nextPaymentAttempt) rows.push([labels.nextRetry, longDate(invoice.nextPaymentAttempt, locale)]);
+  const rows = invoiceFactRows(type, invoice, locale);
   const attachments: RenderedEmail["attachments"] = [];
   if (!ATTACHING_TYPES.has(type)) {
     // payment_failed and payment_action_required: the hosted link, where the customer pays or confirms.
@@ -122,17 +74,7 @@ async function eventFacts(row: EmailRow, type: EmailType, accountLocale: string)
   const [event] = row.eventId ? await db.select({ data: events.data }).from(events).where(eq(events.id, row.eventId)) : [];
   if (!event) throw new Error(`The email's event '${row.eventId}' does not exist.`);
   const locale = await customerLocale(row, accountLocale);
-  const labels = LABELS[locale];
-  const data = event.data;
-  const date = (value: unknown) => (typeof value === "string" ? longDate(new Date(value), locale) : "");
-  const rows: [string, string][] = [];
-  if (type === "trial_ending") rows.push([labels.trialEnds, date(data.trial_end)]);
-  if (type === "subscription_cancelled") rows.push([labels.cancelled, date(data.cancelled_at)]);
-  if (type === "upcoming_renewal") {
-    // The preview is made as of the renewal (`created`): what it would collect then.
-    rows.push([labels.renews, date(data.created)]);
-    rows.push([labels.amount, money(Number(data.due_amount_atom), String(data.currency), locale)]);
-  }
+  const rows = eventFactRows(type, event.data, locale);
   return { rows, link: null, attachments: [], locale };
 }
 
@@ -150,34 +92,11 @@ export async function renderEmail(ctx: ServiceContext, row: EmailRow, extra: { l
     : row.invoiceId
       ? await invoiceFacts(ctx, row, type)
       : { rows: [], link: extra.link ?? row.link ?? null, attachments: [], locale: await customerLocale(row, account.defaultLocale) };
-  const words = WORDING[facts.locale][type];
-  const seller = senderNameOf(account);
-  const support = account.supportEmail;
-  const labels = LABELS[facts.locale];
-  const brand = brandColorOf(account);
-  const html = `<!doctype html><html lang="${facts.locale}"><body style="margin:0;background:#f6f6f9;font-family:Helvetica,Arial,sans-serif;color:#1f2937">
-<table role="presentation" width="100%" cellpadding="0" cellspacing="0"><tr><td align="center" style="padding:24px">
-<table role="presentation" width="560" cellpadding="0" cellspacing="0" style="background:#fff;border-radius:8px;border-top:4px solid ${brand}">
-<tr><td style="padding:24px"><p style="margin:0;font-weight:bold;color:${brand}">${escapeHtml(seller)}</p>
-<h1 style="font-size:20px">${escapeHtml(words.heading)}</h1><p>${escapeHtml(words.body)}</p>
-${facts.rows.length ? `<table role="presentation" cellpadding="4">${facts.rows.map(([k, v]) => `<tr><td style="color:#6b7280">${escapeHtml(k)}</td><td><strong>${escapeHtml(v)}</strong></td></tr>`).join("")}</table>` : ""}
-${facts.link ? `<p style="margin:24px 0"><a href="${escapeHtml(facts.link)}" style="background:${brand};color:#fff;padding:10px 16px;border-radius:6px;text-decoration:none">${escapeHtml(words.button)}</a></p>` : ""}
-${support ? `<p style="color:#6b7280;font-size:13px">${escapeHtml(labels.support)} <a href="mailto:${escapeHtml(support)}">${escapeHtml(support)}</a></p>` : ""}
-</td></tr></table></td></tr></table></body></html>`;
-  const text = [
-    seller,
-    "",
-    words.heading,
-    "",
-    words.body,
-    "",
-    ...facts.rows.map(([k, v]) => `${k}: ${v}`),
-    ...(facts.link ? ["", `${words.button}: ${facts.link}`] : []),
-    ...(support ? ["", `${labels.support} ${support}`] : []),
-  ].join("\n");
+  const branding = brandingOf(account);
+  const { html, text } = composeEmail(type, facts, branding);
   return {
-    from: { name: seller.replace(/[\r\n]+/g, " "), address: config().email.from },
-    replyTo: account.emailReplyTo ?? support,
+    from: { name: branding.seller.replace(/[\r\n]+/g, " "), address: config().email.from },
+    replyTo: account.emailReplyTo ?? account.supportEmail,
     to: row.to,
     subject: row.subject,
     messageId: row.messageId,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { listEnvelopeSchema, PaginationQuery } from "@/lib/api/pagination";
 import { DateTime } from "@/lib/schemas";
+import { LOCALES, LocaleSchema } from "@/lib/account-settings/schema";
 import { EMAIL_STATUSES, EMAIL_TYPES, EmailTypeSchema } from "@/lib/email-outbox/types";
 
 export const Email = z
@@ -39,6 +40,21 @@ export const EmailListQuery = PaginationQuery.extend({
 export const EmailPreview = z
   .object({ object: z.literal("email_preview"), id: z.string(), subject: z.string(), html: z.string(), text: z.string() })
   .meta({ id: "EmailPreview" });
+
+export const EmailTemplatePreviewQuery = z.strictObject({
+  locale: LocaleSchema.optional().meta({ description: "The language to render: `en`, `fr` or `de`. Default: the account's `default_locale`." }),
+});
+
+export const EmailTemplatePreview = z
+  .object({
+    object: z.literal("email_template_preview"),
+    type: z.enum(EMAIL_TYPES),
+    locale: z.enum(LOCALES),
+    subject: z.string(),
+    html: z.string(),
+    text: z.string().meta({ description: "The plain-text part." }),
+  })
+  .meta({ id: "EmailTemplatePreview" });
 
 export const TestEmailInput = z
   .strictObject({ to: z.email().max(254).meta({ description: "Where to send the test email." }) })

@@ -1,7 +1,7 @@
-import { and, eq } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { pageOf } from "@/db/page";
-import { customers, emails, invoices } from "@/db/schema";
+import { accounts, customers, emails, invoices, prices } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { notFound, ServiceError } from "@/lib/errors";
@@ -9,9 +9,12 @@ import { withChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { canSend } from "@/lib/invoices/rules";
 import { one } from "@/lib/rows";
+import { effectiveInvoicePrefix } from "@/lib/account-settings/prefix";
 import { enqueueEmail } from "@/lib/email-outbox/enqueue";
-import { renderEmail, type EmailRow } from "./render";
-import type { EmailStatus, EmailType } from "@/lib/email-outbox/types";
+import { emailLocale, type EmailLocale } from "@/lib/email-outbox/wording";
+import { brandingOf, renderEmail, type EmailRow } from "./render";
+import { sampleEmail } from "./samples";
+import { EMAIL_TYPES, type EmailStatus, type EmailType } from "@/lib/email-outbox/types";
 
 export async function getEmail({ ctx, input }: Verb<{ id: string }>): Promise<EmailRow> {
   const db = await getDb();
@@ -42,6 +45,39 @@ export async function previewEmail({ ctx, input }: Verb<{ id: string }>): Promis
   const row = await getEmail({ ctx, input });
   const rendered = await renderEmail(ctx, row);
   return { row, html: rendered.html, text: rendered.text };
+}
+
+const isEmailType = (value: string): value is EmailType => (EMAIL_TYPES as readonly string[]).includes(value);
+
+/**
+ * An email type rendered with sample facts and the account's branding (samples.ts), in `locale`
+ * (else the account's default). Reads the account and its newest price's currency (the
+ * sample amount's; USD without a price); writes nothing.
+ */
+export async function previewEmailTemplate({
+  ctx,
+  input,
+}: Verb<{ type: string; locale?: EmailLocale }>): Promise<{ type: EmailType; locale: EmailLocale; subject: string; html: string; text: string }> {
+  const { type } = input;
+  if (!isEmailType(type)) throw new ServiceError("not_found", `No such email template: '${type}'. The email types are: ${EMAIL_TYPES.join(", ")}.`);
+  const db = await getDb();
+  const account = one(await db.select().from(accounts).where(eq(accounts.id, ctx.accountId)));
+  const [newest] = await db
+    .select({ currency: prices.currency })
+    .from(prices)
+    .where(eq(prices.accountId, ctx.accountId))
+    .orderBy(desc(prices.created), desc(prices.id))
+    .limit(1);
+  const locale = input.locale ?? emailLocale(account.defaultLocale);
+  const sample = sampleEmail({
+    type,
+    locale,
+    branding: brandingOf(account),
+    invoicePrefix: effectiveInvoicePrefix(account),
+    currency: newest?.currency ?? "usd",
+    now: ctx.now(),
+  });
+  return { type, locale, ...sample };
 }
 
 /** A cause key of its own per request: each call is a new email; an Idempotency-Key replays the first. */

@@ -145,6 +145,8 @@ export const OPERATIONS = {
   getEmailForTokenAccount: { method: "GET", path: "/emails/{email_id}" },
   previewEmail: { method: "GET", path: "/{account_id}/emails/{email_id}/preview" },
   previewEmailForTokenAccount: { method: "GET", path: "/emails/{email_id}/preview" },
+  previewEmailTemplate: { method: "GET", path: "/{account_id}/email-templates/{type}/preview" },
+  previewEmailTemplateForTokenAccount: { method: "GET", path: "/email-templates/{type}/preview" },
   sendTestEmail: { method: "POST", path: "/{account_id}/emails/test" },
   sendTestEmailForTokenAccount: { method: "POST", path: "/emails/test" },
   sendInvoice: { method: "POST", path: "/{account_id}/invoices/{invoice_id}/send" },

@@ -2501,6 +2501,50 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/{account_id}/email-templates/{type}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview an email template
+         * @description The subject, HTML and plain text of an email type (`invoice`, `receipt`, `payment_failed`, `payment_action_required`, `final_notice`, `credit_note`, `trial_ending`, `upcoming_renewal`, `subscription_cancelled`, `portal_link`, `test`) as the sender would write it, with sample facts: invoice `PREFIX-0042` (credit note `PREFIX-CN-0007`) with the account's invoice prefix, an amount of 1234.50 in the currency of the account's newest price (else USD), dates counted from the account's time and links to example.com; branded with the account's sender name, support email and brand colour. Nothing is written or sent. An unknown type is a 404 naming the types.
+         *
+         *     Restricted keys need `logs:read`.
+         */
+        get: operations["previewEmailTemplate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/email-templates/{type}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview an email template
+         * @description The subject, HTML and plain text of an email type (`invoice`, `receipt`, `payment_failed`, `payment_action_required`, `final_notice`, `credit_note`, `trial_ending`, `upcoming_renewal`, `subscription_cancelled`, `portal_link`, `test`) as the sender would write it, with sample facts: invoice `PREFIX-0042` (credit note `PREFIX-CN-0007`) with the account's invoice prefix, an amount of 1234.50 in the currency of the account's newest price (else USD), dates counted from the account's time and links to example.com; branded with the account's sender name, support email and brand colour. Nothing is written or sent. An unknown type is a 404 naming the types.
+         *
+         *     Restricted keys need `logs:read`.
+         */
+        get: operations["previewEmailTemplateForTokenAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{account_id}/emails/test": {
         parameters: {
             query?: never;
@@ -26003,6 +26047,18 @@ export type components = {
             html: string;
             text: string;
         };
+        EmailTemplatePreview: {
+            /** @constant */
+            object: "email_template_preview";
+            /** @enum {string} */
+            type: "invoice" | "receipt" | "payment_failed" | "payment_action_required" | "final_notice" | "credit_note" | "trial_ending" | "upcoming_renewal" | "subscription_cancelled" | "portal_link" | "test";
+            /** @enum {string} */
+            locale: "en" | "fr" | "de";
+            subject: string;
+            html: string;
+            /** @description The plain-text part. */
+            text: string;
+        };
         CustomerBalanceTransactionList: {
             items: components["schemas"]["CustomerBalanceTransaction"][];
             /** @description Total items matching the filters (including `created[…]`), regardless of cursor or offset. Exact. */
@@ -45059,6 +45115,130 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EmailPreview"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    previewEmailTemplate: {
+        parameters: {
+            query?: {
+                /** @description The language to render: `en`, `fr` or `de`. Default: the account's `default_locale`. */
+                locale?: "en" | "fr" | "de";
+            };
+            header?: never;
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                type: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rendered sample email. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailTemplatePreview"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    previewEmailTemplateForTokenAccount: {
+        parameters: {
+            query?: {
+                /** @description The language to render: `en`, `fr` or `de`. Default: the account's `default_locale`. */
+                locale?: "en" | "fr" | "de";
+            };
+            header?: never;
+            path: {
+                type: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rendered sample email. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailTemplatePreview"];
                 };
             };
             /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
