@@ -1,7 +1,7 @@
 /**
  * `npm run stripe:check -- --secret-key sk_test_… --publishable-key pk_test_…`: the Stripe
  * processor (lib/payments/processors/stripe) run against Stripe's test mode, for an operator with
- * network access (docs/payments.md, "Checking against Stripe's test mode"). CI cannot reach Stripe:
+ * network access (docs/payments.md, "npm run stripe:check"). CI cannot reach Stripe:
  * there the same flows run against the stand-in (tests/api/stripe-check.test.ts sets
  * `STRIPE_API_BASE`). Test keys only: a live key is refused before anything is sent.
  *
