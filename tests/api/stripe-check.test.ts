@@ -5,9 +5,9 @@ import { startStripeStandIn, type StripeStandIn } from "../helpers/stripe-stand-
 
 /*
  * `npm run stripe:check` (scripts/stripe-check.ts, docs/payments.md "npm run stripe:check") is for
- * an operator with network access to Stripe. Here it runs, as that operator would run it, against a stand-in of its own (`STRIPE_API_BASE`): every check passes on a Stripe that
- * behaves, a key Stripe refuses fails the run and names why, and a live key is refused before any
- * request is sent.
+ * an operator with network access to Stripe. Here it runs, as that operator would run it, against
+ * a stand-in of its own (`STRIPE_API_BASE`): every check passes on a Stripe that behaves, a key
+ * Stripe refuses fails the run and names why, and a live key is refused before any request is sent.
  */
 
 const run = promisify(execFile);
