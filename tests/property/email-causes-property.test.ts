@@ -34,7 +34,8 @@ import { DAY_MS } from "@/lib/time";
  * at random (and switched again mid-sequence), the outbox holds exactly one email per cause whose
  * type is switched on, and nothing else: none missing, none for a switched-off type, none twice.
  *
- * The actions: customers (with 0–2 extra `invoice_emails` recipients), invoices of any amount
+ * The actions: customers (with 0–2 extra `invoice_emails` recipients, replaced later, and
+ * deleted), invoices of any amount
  * (0 included) finalized `charge_automatically` or `send_invoice`, payments with the sandbox
  * methods (succeeds, declined, requires action, partially funded) and out of band, the invoice
  * sent on demand, credit notes (pre- and post-payment), the merchant marking an invoice
@@ -43,20 +44,22 @@ import { DAY_MS } from "@/lib/time";
  * period end, clock advances of 1–40 days (trial ends, `invoice.upcoming`, renewals, dunning
  * retries and its end), portal sign-in links for known and unknown emails, and switch changes.
  *
- * The model (below, importing nothing of lib/email-outbox but the list of type names) derives the
+ * The model (below, using nothing of lib/email-outbox but the list of type names) derives the
  * causes from what happened: the actions it took (the invoice sent on demand, the portal link, the
  * merchant's own marking) and the events each step left in the account, mapped to templates by
  * docs/emails.md's table, with the recipients it gave its customers. It also checks the actions
  * against those events (a declined pay of an open invoice left an `invoice.payment_failed` of it,
  * a created credit note its `credit_note.created`, …) and keeps its own clock of trial notices
  * (each trialing subscription's, due 3 days before its trial ends, none after a cancellation), so
- * a cause that lost its event, or an event without its cause, is caught too, and that no object has a once-only cause twice (two receipts of one invoice, two trial
- * notices of one subscription, …). After every step the account's outbox rows, as (type,
+ * a cause that lost its event, or an event without its cause, is caught too; and that no object
+ * has a once-only cause twice (two receipts of one invoice, two trial notices of one
+ * subscription, …). After every step the account's outbox rows, as (type,
  * customer, invoice, credit note, event, recipients), must be the model's multiset.
  *
  * The duplicate job: after every clock advance the account's due work runs again (as a second
  * cron tick would), and at the end of each sequence every event's enqueue and every final notice
- * is replayed in one transaction: the unique cause key must make all of it insert nothing.
+ * is replayed in one transaction (lib/email-outbox's own enqueue functions, called again): the
+ * unique cause key must make all of it insert nothing.
  *
  * Not driven here: the sending pass itself (lib/emails/send.ts; its claims, retries and crash
  * window are proven against a real SMTP server by tests/api/emails.test.ts and
@@ -66,11 +69,11 @@ import { DAY_MS } from "@/lib/time";
  * cancellation at the period end, a payment of its open invoice: no email); the invoice the
  * merchant sends on demand still goes to the addresses it had.
  *
- * `PROPERTY_SEQUENCES=<n>` sets how many (default 200: about a minute on a 2-core machine at load 4);
+ * `PROPERTY_SEQUENCES=<n>` sets how many (default 160: 50–90 s on a 2-core machine at load 4–6);
  * `FC_SEED=<n>` replays a run.
  */
 
-const SEQUENCES = Number(process.env.PROPERTY_SEQUENCES ?? 200);
+const SEQUENCES = Number(process.env.PROPERTY_SEQUENCES ?? 160);
 const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : Math.floor(Math.random() * 2 ** 31);
 const LANES = 2;
 const PLAN_AMOUNT_ATOM = 1500;
