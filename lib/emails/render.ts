@@ -82,9 +82,15 @@ async function eventFacts(row: EmailRow, type: EmailType, accountLocale: string)
  * Renders a queued email from what its row names, at send time: the PDF is the invoice's fixed
  * document (the same bytes every time), so a retry sends the same message.
  */
-export async function renderEmail(ctx: ServiceContext, row: EmailRow, extra: { link?: string } = {}): Promise<RenderedEmail> {
+export async function renderEmail(
+  ctx: ServiceContext,
+  row: EmailRow,
+  extra: { link?: string } = {},
+  /** The row's account, when the caller has just read it (the sender reads it once per claimed batch). */
+  known?: typeof accounts.$inferSelect,
+): Promise<RenderedEmail> {
   const db = await getDb();
-  const [account] = await db.select().from(accounts).where(eq(accounts.id, row.accountId));
+  const [account] = known && known.id === row.accountId ? [known] : await db.select().from(accounts).where(eq(accounts.id, row.accountId));
   if (!account) throw new Error(`The email's account '${row.accountId}' does not exist.`);
   const type = row.type as EmailType;
   const facts: Facts = EVENT_FACT_TYPES.has(type)
