@@ -9,7 +9,8 @@ import { withChangeTransaction } from "@/lib/events/transaction";
 import { log, safeError } from "@/lib/log";
 import { rowsOf } from "@/lib/rows";
 import { parseDelay, type Delay } from "@/lib/webhooks/schedule";
-import { MAX_ATTACHMENTS_BYTES, renderEmail, type EmailRow } from "./render";
+import { invoicesOfEmails, MAX_ATTACHMENTS_BYTES, renderEmail, type EmailRow } from "./render";
+import type { InvoiceWithLines } from "@/lib/invoices/serialize";
 import { serializeEmail } from "./serialize";
 import { isPermanent, responseOf, SMTP_MAX_CONNECTIONS, transmit } from "./transport";
 
@@ -156,15 +157,16 @@ async function reserveHourly(account: Account, rows: readonly EmailRow[]): Promi
   });
 }
 
-/** One attempt at one claimed email, its account read and its room in the hourly limit reserved with its batch's. */
-async function attempt(row: EmailRow, account: Account, withinLimit: boolean, settler: Settler): Promise<Outcome> {
+/** One attempt at one claimed email, its account and invoice read and its room in the hourly limit reserved with its batch's. */
+async function attempt(row: EmailRow, known: { account: Account; invoice?: InvoiceWithLines }, withinLimit: boolean, settler: Settler): Promise<Outcome> {
+  const { account } = known;
   const settle = (outcome: Settlement) => settler.settle(row, account, outcome);
   if (!withinLimit) {
     return (await settle({ status: "rate_limited", response: RATE_LIMITED_RESPONSE })) ? "failed" : "skipped";
   }
   let rendered;
   try {
-    rendered = await renderEmail(systemContext(account), row, {}, account);
+    rendered = await renderEmail(systemContext(account), row, {}, known);
   } catch (error) {
     log().error({ email_id: row.id, err: safeError(error) }, "email could not be rendered; it failed");
     return (await settle({ status: "failed", response: `Not sent: ${responseOf(error)}` })) ? "failed" : "skipped";
@@ -198,7 +200,8 @@ export type EmailPass = { sent: number; retrying: number; failed: number };
 /**
  * Sends what is due, a batch at a time, until nothing is (or `maxBatches`): the work of every job
  * provider (the embedded driver, the Inngest function, the Vercel cron). Per batch, each account
- * is read once and its hourly room reserved once.
+ * is read once and its hourly room reserved once, and the invoices the emails render are read
+ * together.
  */
 export async function sendDueEmails(maxBatches = 20): Promise<EmailPass> {
   const pass: EmailPass = { sent: 0, retrying: 0, failed: 0 };
@@ -216,10 +219,12 @@ export async function sendDueEmails(maxBatches = 20): Promise<EmailPass> {
     }
     // An email whose account is gone stays claimed until its lease ends (as before: nothing to record it against).
     const queue = claimed.filter((row) => accountOf.has(row.accountId));
+    const invoiceOf = await invoicesOfEmails(queue);
     const worker = async () => {
       for (let row = queue.shift(); row !== undefined; row = queue.shift()) {
         try {
-          const outcome = await attempt(row, accountOf.get(row.accountId)!, within.has(row.id), settler);
+          const known = { account: accountOf.get(row.accountId)!, invoice: row.invoiceId ? invoiceOf.get(row.invoiceId) : undefined };
+          const outcome = await attempt(row, known, within.has(row.id), settler);
           if (outcome === "sent") pass.sent++;
           else if (outcome === "retry") pass.retrying++;
           else if (outcome === "failed") pass.failed++;

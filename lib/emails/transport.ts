@@ -27,6 +27,9 @@ function smtpTransport(): Transporter {
         // Pooled: a backlog reuses its connections instead of a handshake per message.
         pool: true,
         maxConnections: SMTP_MAX_CONNECTIONS,
+        // A connection lives as long as the server keeps it (nodemailer's default of 100 messages
+        // would reconnect, TCP and EHLO and STARTTLS, every 100 of a backlog).
+        maxMessages: Infinity,
         // A dead server must fail an attempt well within the claim's lease (lib/emails/send.ts).
         connectionTimeout: 20_000,
         greetingTimeout: 20_000,
