@@ -231,4 +231,17 @@ test("the dashboard's customer page creates a portal link, shown once, that open
   await page.reload();
   await expect(card.getByRole("button", { name: "Create portal link" })).toBeVisible();
   await expect(card.getByTestId("shown-once-value")).toHaveCount(0);
+
+  // The add-card link: the same single-use link, opening on the page where the customer saves a card.
+  await card.getByRole("button", { name: "Create add-card link" }).click();
+  await expect(card.getByText(/^Add-card link: copy it now/)).toBeVisible();
+  const addCard = (await card.getByTestId("shown-once-value").textContent())!;
+  expect(addCard).toMatch(/\/portal\/start\//);
+  expect(addCard).not.toBe(url);
+  const customerBrowser = await browser.newContext();
+  const cardPage = await customerBrowser.newPage();
+  await cardPage.goto(addCard);
+  await expect(cardPage).toHaveURL(/\/portal\/payment-method$/);
+  await expect(cardPage.getByRole("heading", { name: "Payment method", level: 1 })).toBeVisible();
+  await customerBrowser.close();
 });

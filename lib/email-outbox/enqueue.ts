@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { accounts, customers, emails } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
@@ -95,7 +95,7 @@ async function recipientsOf(tx: Executor, accountId: string, customerId: unknown
   const [customer] = await tx
     .select({ email: customers.email, invoiceEmails: customers.invoiceEmails, locale: customers.preferredLocale })
     .from(customers)
-    .where(and(eq(customers.accountId, accountId), eq(customers.id, customerId)));
+    .where(and(eq(customers.accountId, accountId), eq(customers.id, customerId), isNull(customers.deletedAt)));
   return customer ? { to: [customer.email, ...customer.invoiceEmails], locale: customer.locale } : { to: [], locale: null };
 }
 

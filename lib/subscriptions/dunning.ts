@@ -1,5 +1,5 @@
 import { and, eq, isNotNull, lte } from "drizzle-orm";
-import { invoices, subscriptions } from "@/db/schema";
+import { customers, invoices, subscriptions } from "@/db/schema";
 import { columnTransition } from "@/lib/clock/due";
 import type { ServiceContext } from "@/lib/context";
 import { emit, loadInvoice, lockInvoice } from "@/lib/invoices/core";
@@ -44,7 +44,8 @@ type AttemptOutcome = "paid" | "failed" | "in_flight";
  * counted and the next retry set before paying, so the outcome's events (`invoice.payment_failed`
  * with Stripe's `attempt_count` and `next_payment_attempt`) show them; a payment clears the retry
  * (markPaid). Without a payment method the attempt fails as in Stripe: `invoice.payment_failed`
- * and no payment intent.
+ * and no payment intent; so does one of a deleted customer, whose methods are charged no more
+ * (createPaymentIntent refuses them: a refusal here would stop the clock of the whole account).
  */
 async function attemptCollection(tx: ChangeTransaction, ctx: ServiceContext, invoice: InvoiceRow, paymentMethod: string | null): Promise<AttemptOutcome> {
   const now = ctx.now();
@@ -55,7 +56,8 @@ async function attemptCollection(tx: ChangeTransaction, ctx: ServiceContext, inv
     .set({ attemptCount: attempt, nextPaymentAttempt, updated: now })
     .where(eq(invoices.id, invoice.id))
     .returning());
-  if (paymentMethod === null) {
+  const [customer] = await tx.select({ deletedAt: customers.deletedAt }).from(customers).where(eq(customers.id, invoice.customerId));
+  if (paymentMethod === null || customer?.deletedAt) {
     await emit(tx, ctx, "invoice.payment_failed", await loadInvoice(tx, counted), null);
     return "failed";
   }
