@@ -17,7 +17,10 @@
  * The floor, measured in the same run on the same server: nodemailer alone (the same pooled
  * transport settings as lib/emails/transport.ts) sending the same number of messages, each a copy
  * of a receipt the app sent (its PDF attached) with a Message-ID of its own. Checked, not timed:
- * every receipt received exactly once.
+ * every receipt received exactly once. A second floor, for distinct invoices: rendering each
+ * receipt's invoice PDF alone (loaded and rendered as the sender does, one after another in one
+ * process, as the app's one JavaScript thread must), timed over up to 1,000 renders and given per
+ * receipt and for the run's count.
  *
  *   npx tsx bench/emails.ts [--receipts 10000] [--invoices 100]        (npm run bench:emails -- …)
  */
@@ -30,8 +33,11 @@ import { SMTPServer, type SMTPServerDataStream } from "smtp-server";
 import { closeDb, getDb } from "@/db/client";
 import { accounts, customers, invoices } from "@/db/schema";
 import { issueToken } from "@/lib/auth/tokens";
+import { loadInvoice } from "@/lib/invoices/core";
+import { invoicePdf } from "@/lib/invoices/hosted";
 import { systemContext } from "@/lib/clock/service";
 import { enqueueEmail } from "@/lib/email-outbox/enqueue";
+import { SMTP_MAX_CONNECTIONS } from "@/lib/emails/transport";
 import { createOrganization } from "@/lib/organizations/service";
 import { startApp } from "@/tests/helpers/server";
 import { benchDatabase, benchEnvironment, load, log, option } from "./http";
@@ -204,7 +210,7 @@ try {
   // The floor: nodemailer alone, the same transport settings, copies of a receipt the app sent.
   const sample = smtp.sample!.toString("latin1");
   smtp.reset();
-  const transport = nodemailer.createTransport({ host: "127.0.0.1", port: smtp.port, secure: false, ignoreTLS: true, pool: true, maxConnections: 4 });
+  const transport = nodemailer.createTransport({ host: "127.0.0.1", port: smtp.port, secure: false, ignoreTLS: true, pool: true, maxConnections: SMTP_MAX_CONNECTIONS });
   const floorStart = performance.now();
   await pool(
     Array.from({ length: RECEIPTS }, (_, i) => i),
@@ -219,6 +225,15 @@ try {
   if (smtp.copies.size !== RECEIPTS) throw new Error(`floor: received ${smtp.copies.size}, expected ${RECEIPTS}`);
   log(`floor (nodemailer alone, ${Math.round(smtp.sample!.length / 1024)} KB messages): ${seconds(floorMs)}, ${((RECEIPTS / floorMs) * 1000).toFixed(0)} emails/s`);
 
+  // The second floor: the receipts' PDFs alone, rendered as the sender renders them (distinct invoices: nothing to share between them).
+  const paidRows = await db.select().from(invoices).where(and(eq(invoices.accountId, accountId), eq(invoices.status, "paid")));
+  const renders = Math.min(RECEIPTS, 1000);
+  await invoicePdf(await loadInvoice(db, paidRows[0]!));
+  const pdfStart = performance.now();
+  for (let i = 0; i < renders; i++) await invoicePdf(await loadInvoice(db, paidRows[i % paidRows.length]!));
+  const pdfMsEach = (performance.now() - pdfStart) / renders;
+  log(`PDF render alone (load + render, serial, ${renders} renders): ${pdfMsEach.toFixed(1)} ms per receipt, ${seconds(pdfMsEach * RECEIPTS)} for ${RECEIPTS}`);
+
   console.log("\n| figure | value |\n|---|---|");
   console.log(`| receipts (of ${INVOICES} paid invoices) | ${RECEIPTS} |`);
   console.log(`| queuing them (transactions of 500) | ${seconds(queueEnd - queueStart)} |`);
@@ -226,6 +241,7 @@ try {
   console.log(`| app sending, first → last receipt | ${seconds(appSendMs)} (${((RECEIPTS / appSendMs) * 1000).toFixed(0)}/s) |`);
   console.log(`| floor: nodemailer alone, same messages | ${seconds(floorMs)} (${((RECEIPTS / floorMs) * 1000).toFixed(0)}/s) |`);
   console.log(`| ratio app / floor | **${(appSendMs / floorMs).toFixed(1)}×** |`);
+  console.log(`| second floor: the ${RECEIPTS} PDFs rendered alone, serially | ${seconds(pdfMsEach * RECEIPTS)} (${pdfMsEach.toFixed(1)} ms each); ratio app / it ${(appSendMs / (pdfMsEach * RECEIPTS)).toFixed(1)}× |`);
   console.log(`| GET /api/customers/{id} p99 idle → while draining | ${idle.p99} ms → ${busy ? `${busy.p99} ms (${(busy.p99 / Math.max(idle.p99, 1)).toFixed(1)}×)` : "(drained while queuing)"} |`);
   console.log(`load average (1, 5, 15 min) at the end: ${loadavg().map((value) => value.toFixed(2)).join(", ")}`);
 } finally {

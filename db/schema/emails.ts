@@ -36,11 +36,17 @@ export const emails = pgTable(
     /** Null once settled; while queued: when it may be claimed (a claim moves it to the lease's end). */
     dueAt: time("due_at"),
     created: createdAt(),
+    /**
+     * When it was sent; while queued and claimed, the sender's reservation of the hourly limit
+     * (lib/emails/send.ts), never shown (lib/emails/serialize.ts).
+     */
     sentAt: time("sent_at"),
   },
   (t) => [
     uniqueIndex("emails_cause_key_idx").on(t.accountId, t.causeKey),
     index("emails_due_idx").on(t.dueAt),
+    // The hourly limit's count (lib/emails/send.ts): a range scan of the account's last hour.
+    index("emails_account_sent_idx").on(t.accountId, t.sentAt),
     index("emails_account_created_idx").on(t.accountId, t.created, t.id),
     index("emails_account_customer_idx").on(t.accountId, t.customerId, t.created),
     index("emails_account_invoice_idx").on(t.accountId, t.invoiceId, t.created),

@@ -1,12 +1,12 @@
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq, inArray } from "drizzle-orm";
 import { getDb } from "@/db/client";
-import { accounts, customers, events, invoices, type emails } from "@/db/schema";
+import { accounts, customers, events, invoiceLines, invoices, type emails } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
 import { config } from "@/lib/config";
 import { creditNotePdf } from "@/lib/credit-notes/read";
-import { loadInvoice } from "@/lib/invoices/core";
+import { latestPaymentIntents, loadInvoice } from "@/lib/invoices/core";
 import { invoicePdf } from "@/lib/invoices/hosted";
-import { hostedInvoiceUrl } from "@/lib/invoices/serialize";
+import { hostedInvoiceUrl, type InvoiceLineRow, type InvoiceWithLines } from "@/lib/invoices/serialize";
 import { senderNameOf } from "@/lib/email-outbox/enqueue";
 import type { EmailType } from "@/lib/email-outbox/types";
 import { emailLocale, type EmailLocale } from "@/lib/email-outbox/wording";
@@ -39,9 +39,12 @@ export function brandingOf(account: { emailSenderName: string | null; businessNa
 const ATTACHING_TYPES: ReadonlySet<EmailType> = new Set(["invoice", "receipt", "credit_note"]);
 
 /** What the invoice emails show and attach: the PDF exactly as `GET /invoices/{id}/pdf` serves it, and the hosted link. */
-async function invoiceFacts(ctx: ServiceContext, row: EmailRow, type: EmailType): Promise<Facts> {
+async function invoiceFacts(ctx: ServiceContext, row: EmailRow, type: EmailType, known?: InvoiceWithLines): Promise<Facts> {
   const db = await getDb();
-  const [invoice] = await db.select().from(invoices).where(and(eq(invoices.accountId, row.accountId), eq(invoices.id, row.invoiceId ?? "")));
+  const preloaded = known && known.invoice.id === row.invoiceId && known.invoice.accountId === row.accountId ? known : undefined;
+  const [invoice] = preloaded
+    ? [preloaded.invoice]
+    : await db.select().from(invoices).where(and(eq(invoices.accountId, row.accountId), eq(invoices.id, row.invoiceId ?? "")));
   if (!invoice) throw new Error(`The email's invoice '${row.invoiceId}' does not exist.`);
   const locale = emailLocale(invoice.document?.locale);
   const rows = invoiceFactRows(type, invoice, locale);
@@ -52,7 +55,7 @@ async function invoiceFacts(ctx: ServiceContext, row: EmailRow, type: EmailType)
     const bytes = await creditNotePdf({ ctx, input: { id: row.creditNoteId } });
     attachments.push({ filename: `credit-note-${row.creditNoteId}.pdf`, content: bytes, contentType: "application/pdf" });
   } else if (invoice.document !== null) {
-    attachments.push({ filename: `invoice-${invoice.number ?? invoice.id}.pdf`, content: await invoicePdf(await loadInvoice(db, invoice)), contentType: "application/pdf" });
+    attachments.push({ filename: `invoice-${invoice.number ?? invoice.id}.pdf`, content: await invoicePdf(preloaded ?? (await loadInvoice(db, invoice))), contentType: "application/pdf" });
   }
   return { rows, link: invoice.hostedToken ? hostedInvoiceUrl(invoice.hostedToken) : null, attachments, locale };
 }
@@ -82,15 +85,21 @@ async function eventFacts(row: EmailRow, type: EmailType, accountLocale: string)
  * Renders a queued email from what its row names, at send time: the PDF is the invoice's fixed
  * document (the same bytes every time), so a retry sends the same message.
  */
-export async function renderEmail(ctx: ServiceContext, row: EmailRow, extra: { link?: string } = {}): Promise<RenderedEmail> {
+export async function renderEmail(
+  ctx: ServiceContext,
+  row: EmailRow,
+  extra: { link?: string } = {},
+  /** The row's account and invoice, when the caller has just read them (the sender reads them once per claimed batch). */
+  known: { account?: typeof accounts.$inferSelect; invoice?: InvoiceWithLines } = {},
+): Promise<RenderedEmail> {
   const db = await getDb();
-  const [account] = await db.select().from(accounts).where(eq(accounts.id, row.accountId));
+  const [account] = known.account?.id === row.accountId ? [known.account] : await db.select().from(accounts).where(eq(accounts.id, row.accountId));
   if (!account) throw new Error(`The email's account '${row.accountId}' does not exist.`);
   const type = row.type as EmailType;
   const facts: Facts = EVENT_FACT_TYPES.has(type)
     ? await eventFacts(row, type, account.defaultLocale)
     : row.invoiceId
-      ? await invoiceFacts(ctx, row, type)
+      ? await invoiceFacts(ctx, row, type, known.invoice)
       : { rows: [], link: extra.link ?? row.link ?? null, attachments: [], locale: await customerLocale(row, account.defaultLocale) };
   const branding = brandingOf(account);
   const { html, text } = composeEmail(type, facts, branding);
@@ -104,4 +113,23 @@ export async function renderEmail(ctx: ServiceContext, row: EmailRow, extra: { l
     text,
     attachments: facts.attachments,
   };
+}
+
+/**
+ * The invoices (with their lines and latest payment intent) that claimed emails render, read in
+ * three queries for the whole batch rather than three per email. Only the reads are shared: each
+ * email still renders its own PDF.
+ */
+export async function invoicesOfEmails(rows: readonly EmailRow[]): Promise<Map<string, InvoiceWithLines>> {
+  const ids = [...new Set(rows.flatMap((row) => (row.invoiceId && !EVENT_FACT_TYPES.has(row.type as EmailType) ? [row.invoiceId] : [])))];
+  if (ids.length === 0) return new Map();
+  const db = await getDb();
+  const [found, lines, latest] = await Promise.all([
+    db.select().from(invoices).where(inArray(invoices.id, ids)),
+    db.select().from(invoiceLines).where(inArray(invoiceLines.invoiceId, ids)).orderBy(asc(invoiceLines.created), asc(invoiceLines.id)),
+    latestPaymentIntents(db, ids),
+  ]);
+  const linesOf = new Map<string, InvoiceLineRow[]>();
+  for (const line of lines) linesOf.set(line.invoiceId, [...(linesOf.get(line.invoiceId) ?? []), line]);
+  return new Map(found.map((invoice) => [invoice.id, { invoice, lines: linesOf.get(invoice.id) ?? [], paymentIntent: latest.get(invoice.id) ?? null }]));
 }

@@ -1,4 +1,4 @@
-import { and, eq, gte, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, notInArray, sql } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { accounts, emails } from "@/db/schema";
 import { systemContext } from "@/lib/clock/service";
@@ -9,16 +9,21 @@ import { withChangeTransaction } from "@/lib/events/transaction";
 import { log, safeError } from "@/lib/log";
 import { rowsOf } from "@/lib/rows";
 import { parseDelay, type Delay } from "@/lib/webhooks/schedule";
-import { MAX_ATTACHMENTS_BYTES, renderEmail, type EmailRow } from "./render";
+import { invoicesOfEmails, MAX_ATTACHMENTS_BYTES, renderEmail, type EmailRow } from "./render";
+import type { InvoiceWithLines } from "@/lib/invoices/serialize";
 import { serializeEmail } from "./serialize";
-import { isPermanent, responseOf, transmit } from "./transport";
+import { isPermanent, responseOf, SMTP_MAX_CONNECTIONS, transmit } from "./transport";
 
 /** After a temporary failure (4xx), retries wait these delays; then the email fails. */
 export const EMAIL_RETRY_SCHEDULE = ["1m", "5m", "30m", "2h", "6h"] as const;
 
-/** Rows claimed per pass, and sent this many at a time. */
-const BATCH = 50;
-export const EMAIL_SEND_CONCURRENCY = 4;
+/** Rows claimed per pass. */
+const BATCH = 100;
+/**
+ * Emails in flight at once: one per pooled SMTP connection (lib/emails/transport.ts), so each
+ * lane's render overlaps the others' sends. Also the most messages one crash can repeat (docs/emails.md).
+ */
+export const EMAIL_SEND_CONCURRENCY = SMTP_MAX_CONNECTIONS;
 
 export function emailRetryDelays(): Delay[] {
   const override = config().email.retryDelays;
@@ -44,40 +49,40 @@ async function claimDue(limit: number): Promise<EmailRow[]> {
     returning id`);
   const ids = rowsOf<{ id: string }>(result).map((row) => row.id);
   if (ids.length === 0) return [];
-  return db.select().from(emails).where(inArray(emails.id, ids));
+  // In queue order: the hourly limit's room goes to the oldest first.
+  return db.select().from(emails).where(inArray(emails.id, ids)).orderBy(asc(emails.created), asc(emails.id));
 }
 
 type Outcome = "sent" | "retry" | "failed" | "skipped";
+type Account = typeof accounts.$inferSelect;
+type Settlement = { status: "sent" | "failed" | "rate_limited" | "queued"; response: string; retryAt?: Date };
 
 /**
- * Records an attempt's outcome, if the row is still this claim's (same attempt, still queued):
- * a claim whose lease ran out and was taken over records nothing. `email.sent` / `email.failed`
- * commit with the row.
+ * Records attempts' outcomes in one transaction, each only if its row is still this claim's (same
+ * attempt, still queued): a claim whose lease ran out and was taken over records nothing.
+ * `email.sent` / `email.failed` (one per email) commit with the rows. Answers, per entry, whether
+ * it was recorded.
  */
-async function settle(
-  row: EmailRow,
-  outcome: { status: "sent" | "failed" | "rate_limited" | "queued"; response: string; retryAt?: Date },
-): Promise<boolean> {
-  const db = await getDb();
-  const [account] = await db.select().from(accounts).where(eq(accounts.id, row.accountId));
-  if (!account) return false;
-  const ctx = systemContext(account);
+async function settleAll(entries: readonly { row: EmailRow; account: Account; outcome: Settlement }[]): Promise<boolean[]> {
   return withChangeTransaction(async (tx) => {
-    const [after] = await tx
-      .update(emails)
-      .set({
-        status: outcome.status,
-        smtpResponse: outcome.response.slice(0, 1000),
-        dueAt: outcome.status === "queued" ? (outcome.retryAt ?? null) : null,
-        // Real time, as the hourly limit counts it.
-        sentAt: outcome.status === "sent" ? realNow() : null,
-        // A secret link (the portal sign-in link) is kept only while the email may still be sent.
-        ...(outcome.status === "queued" ? {} : { link: null }),
-      })
-      .where(and(eq(emails.id, row.id), eq(emails.attempts, row.attempts), eq(emails.status, "queued")))
-      .returning();
-    if (!after) return false;
-    if (outcome.status !== "queued") {
+    const recorded: boolean[] = [];
+    for (const { row, account, outcome } of entries) {
+      const [after] = await tx
+        .update(emails)
+        .set({
+          status: outcome.status,
+          smtpResponse: outcome.response.slice(0, 1000),
+          dueAt: outcome.status === "queued" ? (outcome.retryAt ?? null) : null,
+          // Real time, as the hourly limit counts it; any other outcome releases the claim's reservation.
+          sentAt: outcome.status === "sent" ? realNow() : null,
+          // A secret link (the portal sign-in link) is kept only while the email may still be sent.
+          ...(outcome.status === "queued" ? {} : { link: null }),
+        })
+        .where(and(eq(emails.id, row.id), eq(emails.attempts, row.attempts), eq(emails.status, "queued")))
+        .returning();
+      recorded.push(after !== undefined);
+      if (!after || outcome.status === "queued") continue;
+      const ctx = systemContext(account);
       await emitEvent(tx, ctx, {
         type: outcome.status === "sent" ? "email.sent" : "email.failed",
         aggregateId: after.id,
@@ -85,75 +90,141 @@ async function settle(
         previousData: serializeEmail(row, ctx.livemode),
       });
     }
-    return true;
+    return recorded;
   });
+}
+
+/**
+ * Group commit of outcomes: each lane waits for its own outcome's commit before taking its next
+ * email (so at most one accepted, unrecorded message per lane, as with a transaction each), while
+ * the outcomes the lanes hand in during one commit share the next.
+ */
+class Settler {
+  private pending: { row: EmailRow; account: Account; outcome: Settlement; done: (recorded: boolean) => void; fail: (error: unknown) => void }[] = [];
+  private committing = false;
+
+  settle(row: EmailRow, account: Account, outcome: Settlement): Promise<boolean> {
+    return new Promise((done, fail) => {
+      this.pending.push({ row, account, outcome, done, fail });
+      if (!this.committing) void this.commit();
+    });
+  }
+
+  private async commit(): Promise<void> {
+    this.committing = true;
+    while (this.pending.length > 0) {
+      const group = this.pending.splice(0);
+      try {
+        const recorded = await settleAll(group);
+        group.forEach((entry, i) => entry.done(recorded[i]!));
+      } catch (error) {
+        group.forEach((entry) => entry.fail(error));
+      }
+    }
+    this.committing = false;
+  }
 }
 
 /** The email log's answer for an email the account's hourly limit refused (a 429 of our own). */
 export const RATE_LIMITED_RESPONSE = "429 The account's hourly email limit was reached; this email was not sent.";
 
-/** Emails the account sent in the last hour (real time: the limit protects the mail server's reputation). */
-async function sentInLastHour(accountId: string): Promise<number> {
+/**
+ * Reserves room in the account's hourly limit for claimed emails, in claim order: those with room
+ * get `sent_at` now (a reservation, replaced by the send's time when recorded, released by any
+ * other outcome); the others are answered over the limit. The count and the reservation run under
+ * the account's advisory lock, and the count includes other senders' reservations, so senders on
+ * any number of instances never send more than the limit in a rolling hour (real time: the limit
+ * protects the mail server's reputation). One count per account and claimed batch, a range scan
+ * of `emails_account_sent_idx`.
+ */
+async function reserveHourly(account: Account, rows: readonly EmailRow[]): Promise<Set<string>> {
   const db = await getDb();
-  const [row] = await db
-    .select({ sent: sql<number>`count(*)::int` })
-    .from(emails)
-    .where(and(eq(emails.accountId, accountId), eq(emails.status, "sent"), gte(emails.sentAt, new Date(realNow().getTime() - HOUR_MS))));
-  return Number(row?.sent ?? 0);
+  const now = realNow();
+  const ids = rows.map((row) => row.id);
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`emails.hourly:${account.id}`}, 0))`);
+    // A claimed row's own earlier reservation (its sender died) is not counted twice.
+    const [row] = await tx
+      .select({ counted: sql<number>`count(*)::int` })
+      .from(emails)
+      .where(and(eq(emails.accountId, account.id), gte(emails.sentAt, new Date(now.getTime() - HOUR_MS)), notInArray(emails.id, ids)));
+    const room = Math.max(0, account.emailHourlyLimit - Number(row?.counted ?? 0));
+    const within = ids.slice(0, room);
+    if (within.length > 0) {
+      await tx.update(emails).set({ sentAt: now }).where(and(inArray(emails.id, within), eq(emails.status, "queued")));
+    }
+    return new Set(within);
+  });
 }
 
-/** One attempt at one claimed email. */
-async function attempt(row: EmailRow): Promise<Outcome> {
-  const db = await getDb();
-  const [account] = await db.select().from(accounts).where(eq(accounts.id, row.accountId));
-  if (!account) return "skipped";
-  if ((await sentInLastHour(row.accountId)) >= account.emailHourlyLimit) {
-    return (await settle(row, { status: "rate_limited", response: RATE_LIMITED_RESPONSE })) ? "failed" : "skipped";
+/** One attempt at one claimed email, its account and invoice read and its room in the hourly limit reserved with its batch's. */
+async function attempt(row: EmailRow, known: { account: Account; invoice?: InvoiceWithLines }, withinLimit: boolean, settler: Settler): Promise<Outcome> {
+  const { account } = known;
+  const settle = (outcome: Settlement) => settler.settle(row, account, outcome);
+  if (!withinLimit) {
+    return (await settle({ status: "rate_limited", response: RATE_LIMITED_RESPONSE })) ? "failed" : "skipped";
   }
   let rendered;
   try {
-    rendered = await renderEmail(systemContext(account), row);
+    rendered = await renderEmail(systemContext(account), row, {}, known);
   } catch (error) {
     log().error({ email_id: row.id, err: safeError(error) }, "email could not be rendered; it failed");
-    return (await settle(row, { status: "failed", response: `Not sent: ${responseOf(error)}` })) ? "failed" : "skipped";
+    return (await settle({ status: "failed", response: `Not sent: ${responseOf(error)}` })) ? "failed" : "skipped";
   }
   const size = rendered.attachments.reduce((sum, file) => sum + file.content.length, 0);
   if (size > MAX_ATTACHMENTS_BYTES) {
-    return (await settle(row, { status: "failed", response: `Not sent: the attachments weigh ${size} bytes, over the ${MAX_ATTACHMENTS_BYTES} allowed.` }))
+    return (await settle({ status: "failed", response: `Not sent: the attachments weigh ${size} bytes, over the ${MAX_ATTACHMENTS_BYTES} allowed.` }))
       ? "failed"
       : "skipped";
   }
+  let sent;
   try {
-    const sent = await transmit(rendered, row.id);
-    return (await settle(row, { status: "sent", response: sent.response })) ? "sent" : "skipped";
+    sent = await transmit(rendered, row.id);
   } catch (error) {
     const response = responseOf(error);
     const delays = emailRetryDelays();
     // attempts counts this one: the first retry waits delays[0].
     const delay = delays[row.attempts - 1];
     if (isPermanent(error) || !delay) {
-      return (await settle(row, { status: "failed", response })) ? "failed" : "skipped";
+      return (await settle({ status: "failed", response })) ? "failed" : "skipped";
     }
     const retryAt = new Date(realNow().getTime() + delay.ms);
-    return (await settle(row, { status: "queued", response, retryAt })) ? "retry" : "skipped";
+    return (await settle({ status: "queued", response, retryAt })) ? "retry" : "skipped";
   }
+  // Only a message the server accepted is recorded sent.
+  return (await settle({ status: "sent", response: sent.response })) ? "sent" : "skipped";
 }
 
 export type EmailPass = { sent: number; retrying: number; failed: number };
 
 /**
  * Sends what is due, a batch at a time, until nothing is (or `maxBatches`): the work of every job
- * provider (the embedded driver, the Inngest function, the Vercel cron).
+ * provider (the embedded driver, the Inngest function, the Vercel cron). Per batch, each account
+ * is read once and its hourly room reserved once, and the invoices the emails render are read
+ * together.
  */
 export async function sendDueEmails(maxBatches = 20): Promise<EmailPass> {
   const pass: EmailPass = { sent: 0, retrying: 0, failed: 0 };
+  const settler = new Settler();
+  const db = await getDb();
   for (let batch = 0; batch < maxBatches; batch++) {
-    const queue = await claimDue(BATCH);
-    if (queue.length === 0) break;
+    const claimed = await claimDue(BATCH);
+    if (claimed.length === 0) break;
+    const accountIds = [...new Set(claimed.map((row) => row.accountId))];
+    const found = await db.select().from(accounts).where(inArray(accounts.id, accountIds));
+    const accountOf = new Map(found.map((account) => [account.id, account]));
+    const within = new Set<string>();
+    for (const account of found) {
+      for (const id of await reserveHourly(account, claimed.filter((row) => row.accountId === account.id))) within.add(id);
+    }
+    // An email whose account is gone stays claimed until its lease ends (as before: nothing to record it against).
+    const queue = claimed.filter((row) => accountOf.has(row.accountId));
+    const invoiceOf = await invoicesOfEmails(queue);
     const worker = async () => {
       for (let row = queue.shift(); row !== undefined; row = queue.shift()) {
         try {
-          const outcome = await attempt(row);
+          const known = { account: accountOf.get(row.accountId)!, invoice: row.invoiceId ? invoiceOf.get(row.invoiceId) : undefined };
+          const outcome = await attempt(row, known, within.has(row.id), settler);
           if (outcome === "sent") pass.sent++;
           else if (outcome === "retry") pass.retrying++;
           else if (outcome === "failed") pass.failed++;

@@ -18,7 +18,8 @@ export function serializeEmail(row: typeof emails.$inferSelect, livemode: boolea
     event: row.eventId,
     message_id: row.messageId,
     created: row.created.toISOString(),
-    sent_at: row.sentAt?.toISOString() ?? null,
+    // A queued row's sent_at is the sender's reservation of the hourly limit (lib/emails/send.ts), not a send.
+    sent_at: row.status === "sent" ? (row.sentAt?.toISOString() ?? null) : null,
     livemode,
   };
 }

@@ -13,6 +13,9 @@ export type SendResult = { response: string };
  * `<BILLING_DATA_DIR>/mail/<id>.eml` files (nodemailer's stream transport renders the same MIME
  * message), so a newcomer sees every email without a mail server.
  */
+/** Pooled SMTP connections per process; the sender runs one lane per connection (lib/emails/send.ts). */
+export const SMTP_MAX_CONNECTIONS = 8;
+
 let transporter: { url: string | undefined; transport: Transporter } | null = null;
 
 function smtpTransport(): Transporter {
@@ -23,7 +26,10 @@ function smtpTransport(): Transporter {
         url,
         // Pooled: a backlog reuses its connections instead of a handshake per message.
         pool: true,
-        maxConnections: 4,
+        maxConnections: SMTP_MAX_CONNECTIONS,
+        // A connection lives as long as the server keeps it (nodemailer's default of 100 messages
+        // would reconnect, TCP and EHLO and STARTTLS, every 100 of a backlog).
+        maxMessages: Infinity,
         // A dead server must fail an attempt well within the claim's lease (lib/emails/send.ts).
         connectionTimeout: 20_000,
         greetingTimeout: 20_000,
