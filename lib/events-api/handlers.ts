@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { handleExport } from "@/lib/api/export";
+import { EXPORT_TEXT_BATCH, handleExport } from "@/lib/api/export";
 import { handle } from "@/lib/api/handler";
 import type { ServiceContext } from "@/lib/context";
 import type { EventListQuery } from "./schema";
@@ -14,7 +14,7 @@ import {
   exportEventsOperation,
 } from "./operations";
 import { serializeDelivery, serializeEvent } from "./serialize";
-import { getEvent, getEventWithDeliveries } from "./service";
+import { exportEventLines, getEvent, getEventWithDeliveries } from "./service";
 import { getEventAsDelivered } from "@/lib/webhooks/delivered";
 
 /** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
@@ -23,6 +23,14 @@ export const eventHandlers = [
   handle(listEventsOperation, async ({ ctx, query }) => eventListPage({ ctx, input: query })),
   handleExport(exportEventsOperation, "events", ({ ctx, query }: { ctx: ServiceContext; query: z.output<typeof EventListQuery> }) =>
     eventListPage({ ctx, input: query }),
+    // NDJSON without an expansion: the lines come from the database (exportEventLines).
+    ({ ctx, format, query }) => {
+      if (format !== "ndjson" || query.expand.size > 0) return undefined;
+      const { event_id, aggregate_id, aggregate_type, event_type } = query;
+      const filters = { event_id, aggregate_id, aggregate_type, event_type };
+      const range = { gte: query["created[gte]"], lt: query["created[lt]"] };
+      return (after) => exportEventLines({ ctx, input: { filters, range, after, limit: EXPORT_TEXT_BATCH } });
+    },
   ),
   handle(getEventOperation, async ({ ctx, params }) =>
     serializeEvent(await getEvent({ ctx, input: { id: params.event_id } })),

@@ -1,10 +1,11 @@
-import { and, asc, eq, getTableColumns, type SQL } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, gte, lt, sql, type AnyColumn, type SQL } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { pageOf } from "@/db/page";
 import { eventDeliveries, events, webhookEndpoints } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { notFound } from "@/lib/errors";
+import { rowsOf } from "@/lib/rows";
 import { eventTotal } from "@/lib/events/counts";
 import type { EventFilters } from "./schema";
 import type { DeliveryRow, EventRow } from "./serialize";
@@ -58,4 +59,82 @@ export async function getEventWithDeliveries({
   const event = await getEvent({ ctx, input });
   const deliveries = await listEventDeliveries({ ctx, input: { eventId: event.id } });
   return { event, deliveries };
+}
+
+/** The API's `created` format in SQL: ISO 8601 in UTC with milliseconds (what `toISOString()` writes; the column keeps milliseconds). */
+const ISO_MS = `YYYY-MM-DD"T"HH24:MI:SS.MS"Z"`;
+
+/** A JSON text of `value` (text, number or null) as PostgreSQL writes it; `null` for SQL NULL. */
+const jsonOf = (value: SQL | AnyColumn) => sql`coalesce(to_json(${value})::text, 'null')`;
+
+/**
+ * One event as the NDJSON line of the events list's item (serializeEvent: the same keys in the
+ * same order, the same values), written by PostgreSQL: `data`, `previous_data` and `metadata`
+ * are the stored JSON as jsonb writes it (the same values; spaces after `:` and `,`).
+ */
+const EVENT_LINE = sql.join(
+  [
+    sql`'{"id":'`, jsonOf(events.id),
+    sql`',"type":'`, jsonOf(events.type),
+    sql`',"aggregate_type":'`, jsonOf(events.aggregateType),
+    sql`',"aggregate_id":'`, jsonOf(events.aggregateId),
+    sql`',"data":'`, sql`${events.data}::text`,
+    sql`',"previous_data":'`, sql`coalesce(${events.previousData}::text, 'null')`,
+    sql`',"metadata":'`, sql`${events.metadata}::text`,
+    sql`',"correlation_id":'`, jsonOf(events.correlationId),
+    sql`',"request_id":'`, jsonOf(events.requestId),
+    sql`',"version":'`, sql`${events.version}::text`,
+    sql`',"sequence":'`, sql`${events.sequence}::text`,
+    sql`',"created":"'`, sql`to_char(${events.created} at time zone 'UTC', ${sql.raw(`'${ISO_MS}'`)})`,
+    sql`'","actor_type":'`, jsonOf(sql`${events.actorType}::text`),
+    sql`',"actor_id":'`, jsonOf(events.actorId),
+    sql`'}'`,
+  ],
+  sql` || `,
+);
+
+/** A batch of the events NDJSON export: its lines (each ending in a newline), how many, and the keyset after its last. */
+export type EventLines = { text: string; rows: number; after: string | undefined };
+
+/**
+ * A batch of the events export as NDJSON text (docs/api.md, "Exports"): the events list's items
+ * for `filters` and `range`, newest first, `limit` of them after the keyset `after` (the
+ * `created|id` of the previous batch's last), each line built by PostgreSQL and the batch joined
+ * there into one text. The server then handles one string per batch, not an object per event
+ * (docs/performance.md, "Exports"). The items are serializeEvent's: tests/api/exports.test.ts
+ * parses the lines and compares them with the list's.
+ */
+export async function exportEventLines({
+  ctx,
+  input,
+}: Verb<{ filters: EventFilters; range: { gte?: Date; lt?: Date }; after: string | undefined; limit: number }>): Promise<EventLines> {
+  const db = await getDb();
+  let keyset: SQL | undefined;
+  if (input.after !== undefined) {
+    const bar = input.after.indexOf("|");
+    keyset = sql`(${events.created}, ${events.id}) < (${input.after.slice(0, bar)}::timestamptz, ${input.after.slice(bar + 1)})`;
+  }
+  const condition = and(
+    eventFilterConditions(ctx.accountId, input.filters),
+    input.range.gte ? gte(events.created, input.range.gte) : undefined,
+    input.range.lt ? lt(events.created, input.range.lt) : undefined,
+    keyset,
+  );
+  const [batch] = rowsOf<{ text: string | null; rows: number; last_created: string | null; last_id: string | null }>(
+    await db.execute(sql`
+      select string_agg(line, E'\n' order by created desc, id desc) as text, count(*)::int as rows,
+        to_char(min(created) at time zone 'UTC', ${sql.raw(`'${ISO_MS}'`)}) as last_created,
+        (array_agg(id order by created, id))[1] as last_id
+      from (
+        select ${events.created} as created, ${events.id} as id, ${EVENT_LINE} as line
+        from ${events} where ${condition} order by ${events.created} desc, ${events.id} desc limit ${input.limit}
+      ) batch`),
+  );
+  const rows = batch?.rows ?? 0;
+  return {
+    text: rows === 0 ? "" : `${batch!.text}\n`,
+    rows,
+    // A full batch may have more after it (an empty batch then ends the export).
+    after: rows === input.limit ? `${batch!.last_created}|${batch!.last_id}` : undefined,
+  };
 }

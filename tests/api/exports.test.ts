@@ -125,7 +125,15 @@ const CASES: Case[] = [
   {
     path: "/events",
     table: exportEventsOperation.exportColumns as ExportColumns<never>,
-    queries: () => ["", "?aggregate_type=customer", "?event_type=refund.created", `?created[gte]=${ids.midCustomerCreated}&expand=delivery_summary`],
+    // NDJSON without expand: lines written by PostgreSQL (exportEventLines), with each filter and the range.
+    queries: () => [
+      "",
+      "?aggregate_type=customer",
+      "?event_type=refund.created",
+      `?aggregate_id=${ids.customer}`,
+      `?created[lt]=${ids.midCustomerCreated}`,
+      `?created[gte]=${ids.midCustomerCreated}&expand=delivery_summary`,
+    ],
   },
 ];
 
