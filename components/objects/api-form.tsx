@@ -124,10 +124,11 @@ export function ApiForm<Id extends OperationId>({
   });
 
   const problems = mutation.error instanceof ApiError ? (mutation.error.problem.errors ?? []) : [];
-  // A problem inside an object a field holds (`currency_options.eur.unit_amount_atom`) belongs to that field.
-  const holds = (name: string, apiField: string) => apiField === name || apiField.startsWith(`${name}.`);
+  // A field that names the problem's path (itself or in `errorFields`) takes it; otherwise a problem
+  // inside the object a field is named for (`currency_options.eur.unit_amount_atom`) belongs to it.
   const fieldOf = (apiField: string) =>
-    shown.find((field) => holds(field.name, apiField) || field.errorFields?.some((name) => holds(name, apiField)))?.name;
+    shown.find((field) => field.name === apiField || field.errorFields?.includes(apiField))?.name ??
+    shown.find((field) => apiField.startsWith(`${field.name}.`))?.name;
   const inline: Record<string, string> = {};
   for (const problem of problems) {
     const name = fieldOf(problem.field);
