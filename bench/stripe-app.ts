@@ -1,9 +1,8 @@
 import { randomBytes } from "node:crypto";
-import postgres from "postgres";
-import { migratePostgres } from "@/db/migrate";
-import { createFreshDatabase } from "@/tests/helpers/database";
+import type postgres from "postgres";
 import { startApp } from "@/tests/helpers/server";
 import { startStripeStandIn, type StripeStandIn } from "@/tests/helpers/stripe-stand-in";
+import { benchDatabase } from "./http";
 
 /** What a Stripe benchmark runs against: the app, its database, the stand-in, and a sandbox account with a secret token. */
 export type StripeBench = {
@@ -21,11 +20,11 @@ export type StripeBench = {
  * `run`, whatever it throws.
  */
 export async function withStripeBenchApp<T>(label: string, env: Record<string, string>, run: (bench: StripeBench) => Promise<T>): Promise<T> {
+  // The benches' fresh, migrated database (bench/http.ts), which closes what is registered with it and drops itself.
+  const database = await benchDatabase(label);
   const stripe = await startStripeStandIn();
-  const database = await createFreshDatabase(label);
-  const sql = postgres(database.url, { max: 2 });
+  database.closeLater(() => stripe.close());
   try {
-    await migratePostgres(database.url);
     process.env.DATABASE_URL = database.url;
     const { getDb } = await import("@/db/client");
     const { createOrganization } = await import("@/lib/organizations/service");
@@ -38,17 +37,12 @@ export async function withStripeBenchApp<T>(label: string, env: Record<string, s
       WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64url"),
       ...env,
     });
-    try {
-      const db = await getDb();
-      const account = (await createOrganization(db, { name: label })).sandboxAccountId;
-      const { token } = await issueToken(db, { accountId: account, kind: "secret", name: "bench" });
-      return await run({ app, stripe, sql, account, token });
-    } finally {
-      await app.stop();
-    }
+    database.closeLater(() => app.stop());
+    const db = await getDb();
+    const account = (await createOrganization(db, { name: label })).sandboxAccountId;
+    const { token } = await issueToken(db, { accountId: account, kind: "secret", name: "bench" });
+    return await run({ app, stripe, sql: database.sql, account, token });
   } finally {
-    await sql.end();
-    await stripe.close();
-    await database.drop();
+    await database.cleanUp();
   }
 }
