@@ -18,6 +18,10 @@ import { sharedStripeStandIn } from "../helpers/shared-stripe-stand-in";
 const standIn = sharedStripeStandIn();
 const LIVE_KEYS = { processor: "stripe", secret_key: "sk_live_storm_test_st0rm", publishable_key: "pk_live_storm_test_st0rm" };
 const INTENTS = 50;
+// The account's events are applied one after another, each re-reading Stripe: on a loaded 2-core
+// machine a hundred of them can take longer than eventually's default 20 s (the likely cause of a
+// loaded rehearsal's one failure here, at load 10–12).
+const APPLY_WAIT_MS = 120_000;
 
 let sql: postgres.Sql;
 let merchant: Merchant;
@@ -49,6 +53,7 @@ describe("a storm of duplicated and reordered Stripe webhooks", () => {
     await eventually(
       async () => sql`SELECT count(*)::int AS n FROM processor_events WHERE account_id = ${merchant.accountId} AND status = 'pending'`,
       (rows) => rows[0]!.n === 0,
+      APPLY_WAIT_MS,
     );
     const storedBefore = (await sql`SELECT count(*)::int AS n FROM processor_events WHERE account_id = ${merchant.accountId}`)[0]!.n as number;
 
@@ -69,6 +74,7 @@ describe("a storm of duplicated and reordered Stripe webhooks", () => {
     const stored = await eventually(
       async () => sql`SELECT event_id, type, object_reference, status, attempts FROM processor_events WHERE account_id = ${merchant.accountId} ORDER BY received`,
       (rows) => rows.length > storedBefore && rows.every((row) => row.status !== "pending"),
+      APPLY_WAIT_MS,
     );
     const storm = stored.slice(storedBefore).filter((row) => stripeIds.has(row.object_reference as string));
     for (const row of storm) stormEvents.add(row.event_id as string);
