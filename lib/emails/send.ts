@@ -1,4 +1,5 @@
 import { and, asc, eq, gte, inArray, notInArray, sql } from "drizzle-orm";
+import pLimit, { type LimitFunction } from "p-limit";
 import { getDb } from "@/db/client";
 import { accounts, emails } from "@/db/schema";
 import { systemContext } from "@/lib/clock/service";
@@ -21,9 +22,30 @@ export const EMAIL_RETRY_SCHEDULE = ["1m", "5m", "30m", "2h", "6h"] as const;
 const BATCH = 100;
 /**
  * Emails in flight at once: one per pooled SMTP connection (lib/emails/transport.ts), so each
- * lane's render overlaps the others' sends. Also the most messages one crash can repeat (docs/emails.md).
+ * lane's render and PDF overlap the others'; their transmissions take turns (oneAccepted).
  */
 export const EMAIL_SEND_CONCURRENCY = SMTP_MAX_CONNECTIONS;
+
+/**
+ * The most messages one crash of a sender process can repeat (docs/emails.md, "The one window"):
+ * a message is between the server's acceptance and its record only inside `oneAccepted`, which
+ * admits one lane at a time.
+ */
+export const EMAIL_REPEATS_PER_CRASH = 1;
+
+const ACCEPTANCE = Symbol.for("billing-service.email-acceptance");
+
+/**
+ * The process's gate around transmit-then-record: SMTP cannot tell us whether a message it
+ * accepted was ours to send again, so a crash repeats every accepted, unrecorded message. With
+ * the lanes' transmissions admitted one at a time, each recorded before the next is handed over,
+ * that is at most one message per crash, whatever the lane count. One gate per process, even when
+ * Next.js bundles this module more than once.
+ */
+function oneAccepted(): LimitFunction {
+  const store = globalThis as typeof globalThis & { [ACCEPTANCE]?: LimitFunction };
+  return (store[ACCEPTANCE] ??= pLimit(EMAIL_REPEATS_PER_CRASH));
+}
 
 export function emailRetryDelays(): Delay[] {
   const override = config().email.retryDelays;
@@ -96,8 +118,8 @@ async function settleAll(entries: readonly { row: EmailRow; account: Account; ou
 
 /**
  * Group commit of outcomes: each lane waits for its own outcome's commit before taking its next
- * email (so at most one accepted, unrecorded message per lane, as with a transaction each), while
- * the outcomes the lanes hand in during one commit share the next.
+ * email, while the outcomes the lanes hand in during one commit share the next (a sent one is
+ * committed before the gate admits the next transmission: oneAccepted).
  */
 class Settler {
   private pending: { row: EmailRow; account: Account; outcome: Settlement; done: (recorded: boolean) => void; fail: (error: unknown) => void }[] = [];
@@ -177,22 +199,27 @@ async function attempt(row: EmailRow, known: { account: Account; invoice?: Invoi
       ? "failed"
       : "skipped";
   }
-  let sent;
-  try {
-    sent = await transmit(rendered, row.id);
-  } catch (error) {
-    const response = responseOf(error);
-    const delays = emailRetryDelays();
-    // attempts counts this one: the first retry waits delays[0].
-    const delay = delays[row.attempts - 1];
-    if (isPermanent(error) || !delay) {
-      return (await settle({ status: "failed", response })) ? "failed" : "skipped";
+  // Transmitted and, once accepted, recorded before any other lane transmits (oneAccepted).
+  const handed = await oneAccepted()(async (): Promise<{ recorded: boolean } | { error: unknown }> => {
+    let sent;
+    try {
+      sent = await transmit(rendered, row.id);
+    } catch (error) {
+      return { error };
     }
-    const retryAt = new Date(realNow().getTime() + delay.ms);
-    return (await settle({ status: "queued", response, retryAt })) ? "retry" : "skipped";
+    // Only a message the server accepted is recorded sent.
+    return { recorded: await settle({ status: "sent", response: sent.response }) };
+  });
+  if ("recorded" in handed) return handed.recorded ? "sent" : "skipped";
+  const response = responseOf(handed.error);
+  const delays = emailRetryDelays();
+  // attempts counts this one: the first retry waits delays[0].
+  const delay = delays[row.attempts - 1];
+  if (isPermanent(handed.error) || !delay) {
+    return (await settle({ status: "failed", response })) ? "failed" : "skipped";
   }
-  // Only a message the server accepted is recorded sent.
-  return (await settle({ status: "sent", response: sent.response })) ? "sent" : "skipped";
+  const retryAt = new Date(realNow().getTime() + delay.ms);
+  return (await settle({ status: "queued", response, retryAt })) ? "retry" : "skipped";
 }
 
 export type EmailPass = { sent: number; retrying: number; failed: number };
