@@ -28,7 +28,6 @@ import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import type { AddressInfo } from "node:net";
 import { and, eq } from "drizzle-orm";
-import nodemailer from "nodemailer";
 import { SMTPServer, type SMTPServerDataStream } from "smtp-server";
 import { closeDb, getDb } from "@/db/client";
 import { accounts, customers, invoices } from "@/db/schema";
@@ -37,7 +36,7 @@ import { loadInvoice } from "@/lib/invoices/core";
 import { invoicePdf } from "@/lib/invoices/hosted";
 import { systemContext } from "@/lib/clock/service";
 import { enqueueEmail } from "@/lib/email-outbox/enqueue";
-import { SMTP_MAX_CONNECTIONS } from "@/lib/emails/transport";
+import { smtpPool } from "@/lib/emails/transport";
 import { createOrganization } from "@/lib/organizations/service";
 import { startApp } from "@/tests/helpers/server";
 import { benchDatabase, benchEnvironment, load, log, option } from "./http";
@@ -210,7 +209,7 @@ try {
   // The floor: nodemailer alone, the same transport settings, copies of a receipt the app sent.
   const sample = smtp.sample!.toString("latin1");
   smtp.reset();
-  const transport = nodemailer.createTransport({ host: "127.0.0.1", port: smtp.port, secure: false, ignoreTLS: true, pool: true, maxConnections: SMTP_MAX_CONNECTIONS });
+  const transport = smtpPool(`smtp://127.0.0.1:${smtp.port}`);
   const floorStart = performance.now();
   await pool(
     Array.from({ length: RECEIPTS }, (_, i) => i),
