@@ -3,6 +3,7 @@ import postgres from "postgres";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import * as schema from "@/db/schema";
 import { issueToken } from "@/lib/auth/tokens";
+import { SMTP_MAX_CONNECTIONS } from "@/lib/emails/transport";
 import { createOrganization } from "@/lib/organizations/service";
 import { api, apiRoot, type Client, type Json } from "../helpers/api";
 import { createMigratedDatabase, type TestDatabase } from "../helpers/database";
@@ -456,6 +457,18 @@ describe("emails over SMTP", () => {
     // Settled: no longer due, so no attempt follows (the row would count it).
     const again = await ok(client.get(`/emails/${queued.id}`));
     expect(again.attempts).toBe(1);
+  });
+
+  it(`a backlog reuses the sender's pooled SMTP connections (at most ${SMTP_MAX_CONNECTIONS}), not a connection per email`, async () => {
+    const before = smtp.connections;
+    const count = 3 * SMTP_MAX_CONNECTIONS;
+    const queued = await Promise.all(Array.from({ length: count }, () => ok(client.post("/emails/test", { to: "pool@example.com" }))));
+    await eventually(
+      async () => smtp.to("pool@example.com"),
+      (received) => received.length === count,
+    );
+    expect(new Set(smtp.to("pool@example.com").map((received) => received.parsed.messageId))).toEqual(new Set(queued.map((email) => email.message_id)));
+    expect(smtp.connections - before).toBeLessThanOrEqual(SMTP_MAX_CONNECTIONS);
   });
 
   it("a switched-off type queues nothing; the hourly limit marks the log row rate_limited instead of sending", async () => {

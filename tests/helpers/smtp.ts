@@ -26,6 +26,8 @@ export class TestSmtpServer {
   attempts = 0;
   /** Connections refused at the greeting (an `outage`). */
   refusedConnections = 0;
+  /** Connections opened by clients, refused or not. */
+  connections = 0;
   mode: SmtpMode = { kind: "accept" };
   /** Recipients refused with 550 at RCPT TO, whatever the mode. */
   readonly rejectedRecipients = new Set<string>();
@@ -50,6 +52,7 @@ export class TestSmtpServer {
         else callback(new Error("Invalid username or password"));
       },
       onConnect: (_session, callback) => {
+        this.connections++;
         if (this.mode.kind !== "outage") return callback();
         this.refusedConnections++;
         callback(Object.assign(new Error(this.mode.message), { responseCode: this.mode.code }));
