@@ -288,7 +288,7 @@ async function subscriptionOfSession(ctx: ServiceContext, sessionId: string, cus
 
 /**
  * Starts the session's subscription and completes the session, under the session's claim (a second
- * arrival waits or is told it is busy, then finds the session complete): the subscription with the
+ * arrival waits for it, then finds the session complete): the subscription with the
  * saved method as its default (customer.subscription.created), its first invoice paid by the
  * intent that already succeeded (invoice.paid), then checkout.session.completed. With a trial there
  * is no invoice and no intent.
@@ -327,7 +327,7 @@ async function startSessionSubscription(
       subscriptionId: subscription.id,
       invoiceId,
     });
-  });
+  }, { wait: true });
 }
 
 /**
