@@ -327,3 +327,92 @@ test("stripe checkout: a session without setup_future_usage saves no card", asyn
     await site.close();
   }
 });
+
+/** A subscription-mode session of a monthly price (with `extra`: a trial). */
+async function subscriptionSession(server: ReturnType<typeof api>, successUrl: string, amountAtom: number, extra: Record<string, unknown> = {}) {
+  const product = (await server.post("/products", { name: "Coffee club" })).body;
+  const price = (await server.post("/prices", { product: product.id, currency: "usd", unit_amount_atom: amountAtom, type: "recurring", recurring: { interval: "month" } })).body;
+  const created = await server.post("/checkout/sessions", {
+    mode: "subscription",
+    line_items: [{ price: price.id }],
+    success_url: `${successUrl}/thanks?session_id={CHECKOUT_SESSION_ID}`,
+    cancel_url: `${successUrl}/cart`,
+    ...extra,
+  });
+  expect(created.status, created.text).toBe(201);
+  return created.body;
+}
+
+test("stripe checkout: a subscription session is paid through Stripe.js (a decline first): the subscription starts once, its first invoice paid, the card saved as its default", async ({ page }) => {
+  const site = await merchantSite();
+  try {
+    await installFakeStripe(page, standIn().url);
+    const { merchant, server, endpoint } = await connectedMerchant(page, "Stripe Coffee Club");
+    const session = await subscriptionSession(server, site.url, 1800);
+    await page.goto(session.url);
+    await expect(page.getByTestId("payment-element")).toBeVisible();
+    await page.getByLabel("Email").fill("ada@example.com");
+    // A decline: Stripe.js's error on the page; nothing starts.
+    await pay(page, "4000 0000 0000 0002", "Subscribe and pay $18.00");
+    await expect(page.getByRole("alert").filter({ hasText: "Your card was declined." })).toBeVisible();
+    expect((await server.get(`/checkout/sessions/${session.id}`)).body.status).toBe("open");
+    expect((await server.get("/subscriptions")).body.items).toEqual([]);
+
+    await pay(page, "4242 4242 4242 4242", "Subscribe and pay $18.00");
+    await returnedTo(page, `${site.url}/thanks?session_id=${session.id}`);
+
+    const completed = (await server.get(`/checkout/sessions/${session.id}`)).body;
+    expect(completed).toMatchObject({ status: "complete", mode: "subscription", customer_email: "ada@example.com", subscription: expect.stringMatching(/^sub_/) });
+    const stripeIntent = (await standIn().state()).paymentIntents.find((candidate) => candidate.metadata?.payment_intent === completed.payment_intent)!;
+    expect(stripeIntent).toMatchObject({ status: "succeeded", amount: 1800, setup_future_usage: "off_session" });
+    await webhookTaken(endpoint, stripeIntent.id);
+    /** What the merchant sees of it: read whole, so that a failed poll shows it. */
+    const started = async () => {
+      const methods = (await server.get(`/customers/${completed.customer}/payment-methods`)).body.items;
+      const subscriptions = (await server.get("/subscriptions")).body.items;
+      const invoice = (await server.get(`/invoices/${completed.invoice}`)).body;
+      const counts: Record<string, number> = {};
+      for (const type of ["checkout.session.completed", "customer.subscription.created", "invoice.paid", "payment_method.attached"]) {
+        counts[type] = (await server.get(`/${merchant.accountId}/events?event_type=${type}`)).body.items.length;
+      }
+      return {
+        methods: methods.map((method: { processor: string; card: { last4: string } }) => `${method.processor} ${method.card.last4}`),
+        subscriptions: subscriptions.map((row: { id: string; status: string; default_payment_method: string }) => [row.id, row.status, row.default_payment_method]),
+        invoice: [invoice.status, invoice.paid_amount_atom, invoice.payment_intent],
+        counts,
+        method: methods[0]?.id,
+      };
+    };
+    // The webhook, whether it came before or after the return, changed nothing more.
+    const once = (seen: Awaited<ReturnType<typeof started>>) => ({
+      methods: ["stripe 4242"],
+      subscriptions: [[completed.subscription, "active", seen.method]],
+      invoice: ["paid", 1800, completed.payment_intent],
+      counts: { "checkout.session.completed": 1, "customer.subscription.created": 1, "invoice.paid": 1, "payment_method.attached": 1 },
+      method: seen.method,
+    });
+    await expect.poll(async () => { const seen = await started(); return JSON.stringify(seen) === JSON.stringify(once(seen)) ? "once" : JSON.stringify(seen); }, { timeout: 60_000 }).toBe("once");
+  } finally {
+    await site.close();
+  }
+});
+
+test("stripe checkout: a subscription with a trial collects the card with a SetupIntent and starts trialing with it as default", async ({ page }) => {
+  const site = await merchantSite();
+  try {
+    await installFakeStripe(page, standIn().url);
+    const { server } = await connectedMerchant(page, "Stripe Trial Club");
+    const session = await subscriptionSession(server, site.url, 1800, { subscription_data: { trial_period_days: 7 } });
+    await page.goto(session.url);
+    await page.getByLabel("Email").fill("ada@example.com");
+    await pay(page, "4242 4242 4242 4242", "Start trial");
+    await returnedTo(page, `${site.url}/thanks?session_id=${session.id}`);
+    const completed = (await server.get(`/checkout/sessions/${session.id}`)).body;
+    expect(completed).toMatchObject({ status: "complete", payment_intent: null, invoice: null, subscription: expect.stringMatching(/^sub_/) });
+    const methods = (await server.get(`/customers/${completed.customer}/payment-methods`)).body.items;
+    expect(methods).toEqual([expect.objectContaining({ processor: "stripe", card: expect.objectContaining({ last4: "4242" }) })]);
+    expect((await server.get(`/subscriptions/${completed.subscription}`)).body).toMatchObject({ status: "trialing", default_payment_method: methods[0].id });
+  } finally {
+    await site.close();
+  }
+});

@@ -39,24 +39,39 @@ type Props = {
   returnPath: string;
   /** Set when the customer came back from an authentication that did not succeed. */
   initialError: string | null;
+  /**
+   * `payment` (default): the client secret is a PaymentIntent's, confirmed with confirmPayment;
+   * `setup` (a subscription checkout with nothing due now): a SetupIntent's, confirmed with confirmSetup.
+   */
+  collect?: "payment" | "setup";
+  /** The PaymentIntent also saves the card (`setup_future_usage: off_session`): Stripe.js's Elements must say so too. */
+  savesCard?: boolean;
 };
 
 /**
  * The card form of the hosted pages on an account connected to Stripe: Stripe.js's Payment
  * Element in deferred-intent mode (the amount is known, the PaymentIntent is made at Pay), then
- * `confirmPayment` with the client secret the server answered. 3-D Secure is Stripe.js's. The
+ * `confirmPayment` with the client secret the server answered (a trial's checkout: deferred setup
+ * mode and `confirmSetup`, the SetupIntent made at Pay). 3-D Secure is Stripe.js's. The
  * page never decides that the payment succeeded: Stripe.js leaves for the return URL, where the
  * server re-reads the payment at Stripe.
  */
 export function StripePaymentForm(props: Props) {
   return (
-    <Elements stripe={stripeFor(props.publishableKey)} options={{ mode: "payment", amount: props.amountAtom, currency: props.currency, locale: props.locale }}>
+    <Elements
+      stripe={stripeFor(props.publishableKey)}
+      options={
+        props.collect === "setup"
+          ? { mode: "setup", currency: props.currency, locale: props.locale }
+          : { mode: "payment", amount: props.amountAtom, currency: props.currency, locale: props.locale, ...(props.savesCard ? { setupFutureUsage: "off_session" as const } : {}) }
+      }
+    >
       <PaymentForm {...props} />
     </Elements>
   );
 }
 
-function PaymentForm({ payLabel, labels, email, start, returnPath, initialError }: Props) {
+function PaymentForm({ payLabel, labels, email, start, returnPath, initialError, collect }: Props) {
   const stripe = useStripe();
   const elements = useElements();
   const [error, setError] = useState<string | null>(initialError);
@@ -85,11 +100,11 @@ function PaymentForm({ payLabel, labels, email, start, returnPath, initialError 
         setPending(false);
         return;
       }
-      const { error: refused } = await stripe.confirmPayment({
-        elements,
-        clientSecret: started.clientSecret,
-        confirmParams: { return_url: new URL(returnPath, window.location.origin).toString() },
-      });
+      const confirmParams = { return_url: new URL(returnPath, window.location.origin).toString() };
+      const { error: refused } =
+        collect === "setup"
+          ? await stripe.confirmSetup({ elements, clientSecret: started.clientSecret, confirmParams })
+          : await stripe.confirmPayment({ elements, clientSecret: started.clientSecret, confirmParams });
       // Reached only when it did not go through (declined, authentication failed): otherwise
       // Stripe.js has left for the return URL.
       setError(refused.message ?? labels.failed);

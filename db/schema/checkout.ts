@@ -45,6 +45,11 @@ export const checkoutSessions = pgTable(
     setupFutureUsage: text("setup_future_usage", { enum: ["off_session"] }),
     /** The `pm_…` saved from its payment (set once; lib/checkout/on-session.ts). */
     savedPaymentMethodId: text("saved_payment_method_id"),
+    /**
+     * Subscription mode with nothing due now (a trial): the processor's setup (Stripe's `seti_…`)
+     * that collects the card, made at Pay (lib/checkout/on-session.ts). Internal.
+     */
+    setupReference: text("setup_reference"),
     expiresAt: time("expires_at").notNull(),
     completedAt: time("completed_at"),
     expiredAt: time("expired_at"),
@@ -61,5 +66,7 @@ export const checkoutSessions = pgTable(
     index("checkout_sessions_expiry_idx")
       .on(t.accountId, t.expiresAt)
       .where(sql`${t.status} = 'open' and ${t.deletedAt} is null`),
+    // The setup's webhook finds its session.
+    index("checkout_sessions_setup_idx").on(t.accountId, t.setupReference).where(sql`${t.setupReference} is not null`),
   ],
 );

@@ -51,13 +51,19 @@ export type InClaim = <T>(change: (tx: ChangeTransaction) => Promise<T>) => Prom
  * (PGlite) has a single connection, so an open transaction would block every other step: there
  * the claim is an in-process queue per session (one process is the only writer of the embedded
  * database), and each change opens its own transaction.
+ *
+ * `wait`: the claim waits for a completion in flight instead of answering busy. Processor's word
+ * arriving twice (the webhook's job and the return URL of a paid subscription checkout) takes it so
+ * the second waits for the first and then finds the session complete; both are called outside any
+ * transaction of theirs, so the wait holds nothing another step needs.
  */
-export async function withSessionClaim<T>(id: string, work: (inClaim: InClaim) => Promise<T>): Promise<T> {
+export async function withSessionClaim<T>(id: string, work: (inClaim: InClaim) => Promise<T>, options: { wait?: boolean } = {}): Promise<T> {
   return inProcessQueue(id, async () => {
     if ((await databaseKind()) !== "postgres") return work((change) => withChangeTransaction(change));
     return withChangeTransaction(async (claimTx) => {
       try {
-        await claimTx.select({ id: checkoutSessions.id }).from(checkoutSessions).where(eq(checkoutSessions.id, id)).for("update", { noWait: true });
+        const row = claimTx.select({ id: checkoutSessions.id }).from(checkoutSessions).where(eq(checkoutSessions.id, id));
+        await (options.wait ? row.for("update") : row.for("update", { noWait: true }));
       } catch (error) {
         if (isLockNotAvailable(error)) throw busy(id);
         throw error;

@@ -34,10 +34,16 @@ export type HostedCheckout = {
   expiresAt: string;
   /**
    * The publishable key of the account's Stripe when the page collects the card with Stripe.js
-   * (a payment-mode session of an account connected to Stripe); null: the sandbox methods (sandbox
-   * accounts) or no payment at all.
+   * (an account connected to Stripe); null: the sandbox methods (sandbox accounts) or no payment at all.
    */
   publishableKey: string | null;
+  /**
+   * How Stripe.js collects the card: `payment` (payment mode, or a subscription's first invoice),
+   * `setup` (a subscription with nothing due now: a trial; Stripe's SetupIntent).
+   */
+  collect: "payment" | "setup";
+  /** Whether the payment also saves the card for off-session charges (a subscription's always does). */
+  savesCard: boolean;
 };
 
 function intervalLabel(interval: string | null, count: number | null): string | null {
@@ -89,6 +95,8 @@ export async function getHostedCheckout(id: string): Promise<HostedCheckout | nu
     cancelUrl: session.cancelUrl,
     successUrl: successRedirectUrl(session.successUrl, session.id),
     expiresAt: session.expiresAt.toISOString(),
-    publishableKey: session.mode === "payment" ? await onSessionPublishableKey(session.accountId) : null,
+    publishableKey: await onSessionPublishableKey(session.accountId),
+    collect: session.mode === "payment" || (session.trialPeriodDays === null && session.amountTotalAtom > 0) ? "payment" : "setup",
+    savesCard: session.mode === "subscription" || session.setupFutureUsage === "off_session",
   };
 }

@@ -153,7 +153,8 @@ async function makeDefault(tx: ChangeTransaction, ctx: ServiceContext, customerI
 
 /**
  * A payment-mode checkout that asked to save its card (`payment_intent_data.setup_future_usage:
- * off_session`; docs/payments.md, "Saving the card at checkout"), paid through a network
+ * off_session`; docs/payments.md, "Saving the card at checkout"), or a subscription-mode one (its
+ * first invoice's payment always saves the card, as Stripe Checkout's does), paid through a network
  * processor: once its intent succeeded, the method the processor saved for the customer becomes
  * our `pm_…` (payment_method.attached), once: the session's `saved_payment_method_id`, set in the
  * same transaction under the session's lock, says it is done. Called after the intent's outcome is
@@ -167,7 +168,9 @@ export async function saveMethodOfCheckout(ctx: ServiceContext, intent: { id: st
   const db = await getDb();
   const ofSession = and(eq(checkoutSessions.accountId, ctx.accountId), eq(checkoutSessions.id, sessionId));
   const [session] = await db.select().from(checkoutSessions).where(ofSession);
-  if (!session || session.setupFutureUsage !== "off_session" || session.paymentIntentId !== intent.id) return null;
+  // A subscription's checkout always saves its card: its renewals charge it off-session.
+  const saves = session?.mode === "subscription" || session?.setupFutureUsage === "off_session";
+  if (!session || !saves || session.paymentIntentId !== intent.id) return null;
   if (session.savedPaymentMethodId !== null) return methodRow(session.savedPaymentMethodId);
   const processor = await connectedProcessor(db, ctx.accountId);
   if (!processor?.remote || processor.name !== intent.processor) return null;

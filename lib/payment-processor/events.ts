@@ -11,6 +11,7 @@ import { applyRefundState } from "@/lib/refunds/service";
 import { applyDisputeState } from "@/lib/disputes/service";
 import { saveMethodOfCheckout, settleSetup } from "@/lib/payment-methods/setup";
 import { connectedProcessor, loadConnection, processorDefinition, processorNamed } from "@/lib/payments/processors/registry";
+import { notifyProcessorSettled } from "@/lib/payments/succeeded-hooks";
 
 /*
  * Processor webhooks, received like a bank (docs/payments.md, "Processor webhooks"): verified,
@@ -70,6 +71,8 @@ async function applyOne(ctx: ServiceContext, row: typeof processorEvents.$inferS
         outcome = applied.applied ? "applied" : "ignored";
         // A checkout that saves its card: the saved method recorded once (lib/payment-methods/setup.ts).
         await saveMethodOfCheckout(ctx, applied.row);
+        // A subscription checkout paid by it starts its subscription (once; lib/checkout/on-session.ts).
+        await notifyProcessorSettled(ctx, { kind: "payment_intent", intent: applied.row });
       }
     } else if ((row.type.startsWith("refund.") || row.type === "charge.refund.updated") && row.objectReference) {
       outcome = await applyRefundEvent(ctx, row);
@@ -79,6 +82,10 @@ async function applyOne(ctx: ServiceContext, row: typeof processorEvents.$inferS
       // A card saved in the browser (lib/payment-methods/setup.ts): the setup re-read, recorded once.
       const settled = await settleSetup(ctx, { processor: row.processor, reference: row.objectReference });
       outcome = settled.status === "succeeded" && settled.recorded ? "applied" : "ignored";
+      // A trial's checkout that collected its card with this setup starts its subscription (once).
+      if (settled.status === "succeeded") {
+        await notifyProcessorSettled(ctx, { kind: "setup", reference: row.objectReference, paymentMethodId: settled.paymentMethod.id, customerId: settled.paymentMethod.customerId });
+      }
     }
     // Labelled once: another instance's pass over the same account may have labelled it first.
     await (await getDb())

@@ -28,3 +28,32 @@ export async function notifyIntentSucceeded(tx: ChangeTransaction, ctx: ServiceC
   if (after.status !== "succeeded" || before.status === "succeeded") return;
   for (const hook of hooks().values()) await hook(tx, ctx, after);
 }
+
+/**
+ * What the processor's word does after it was applied, outside any transaction (the webhook's job
+ * and the return URL call it once the intent or the setup is settled): a subscription checkout
+ * paid in the browser starts its subscription (lib/checkout/on-session.ts), which takes several
+ * committed steps and so cannot run in the intent's transaction. Handed in at start-up as the
+ * success hooks are. Each hook must be idempotent: the webhook and the return both call it.
+ */
+export type ProcessorSettled =
+  | { kind: "payment_intent"; intent: PaymentIntentRow }
+  /** A setup that succeeded: the method recorded as our `pm_…` for the customer. */
+  | { kind: "setup"; reference: string; paymentMethodId: string; customerId: string };
+export type AfterProcessorSettled = (ctx: ServiceContext, settled: ProcessorSettled) => Promise<void>;
+
+const AFTER = Symbol.for("billing.payments.after-processor-settled");
+type GlobalWithAfter = typeof globalThis & { [AFTER]?: Map<string, AfterProcessorSettled> };
+
+function afterHooks(): Map<string, AfterProcessorSettled> {
+  return ((globalThis as GlobalWithAfter)[AFTER] ??= new Map());
+}
+
+/** Registers (or replaces) the after-settlement hook of one domain. */
+export function registerAfterProcessorSettled(name: string, hook: AfterProcessorSettled): void {
+  afterHooks().set(name, hook);
+}
+
+export async function notifyProcessorSettled(ctx: ServiceContext, settled: ProcessorSettled): Promise<void> {
+  for (const hook of afterHooks().values()) await hook(ctx, settled);
+}

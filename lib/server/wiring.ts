@@ -1,7 +1,7 @@
 import { alertEvaluation } from "@/lib/alerts/evaluate";
 import { registerMintCheck } from "@/lib/api-tokens/mint-check";
 import { checkoutSessionExpiry } from "@/lib/checkout/expiry";
-import { completeCheckoutFromPayment } from "@/lib/checkout/on-session";
+import { checkoutAfterProcessorSettled, completeCheckoutFromPayment } from "@/lib/checkout/on-session";
 import { creditGrantExpiry } from "@/lib/credit-grants/expiry";
 import { registerTimeTransitions } from "@/lib/clock/registry";
 import { runAccountDueTransitions } from "@/lib/clock/service";
@@ -16,7 +16,7 @@ import { registerJobWork } from "@/lib/jobs/work";
 import { applyPendingProcessorEvents } from "@/lib/payment-processor/events";
 import { registerInvoiceOutcome } from "@/lib/payments/invoice-outcome";
 import { paymentReconciliation } from "@/lib/payments/reconcile";
-import { registerIntentSucceeded } from "@/lib/payments/succeeded-hooks";
+import { registerAfterProcessorSettled, registerIntentSucceeded } from "@/lib/payments/succeeded-hooks";
 import { refundReconciliation } from "@/lib/refunds/reconcile";
 import { settleSubscriptionOf } from "@/lib/subscriptions/collection-status";
 import { automaticCollectionFailed, dunningRetries } from "@/lib/subscriptions/dunning";
@@ -64,6 +64,8 @@ export function wire(): void {
   registerInvoiceOutcome(applyPaymentIntentOutcome);
   // A checkout session paid in the browser completes when its intent succeeds at the processor.
   registerIntentSucceeded("checkout", completeCheckoutFromPayment);
+  // A subscription checkout's payment or card setup that succeeded starts its subscription, after the intent's transaction.
+  registerAfterProcessorSettled("checkout", checkoutAfterProcessorSettled);
   registerSubscriptionSettlement(settleSubscriptionOf);
   registerCollectionFailure(automaticCollectionFailed);
 }

@@ -5,7 +5,7 @@ import { CheckoutForm, type MethodOption } from "@/components/checkout/checkout-
 import { formatMoney } from "@/components/invoices/format";
 import { StripePaymentForm } from "@/components/payments/stripe-payment-form";
 import { getHostedCheckout, type HostedCheckout } from "@/lib/checkout/hosted";
-import { settleCheckoutReturn } from "@/lib/checkout/on-session";
+import { settleCheckoutReturn, settleCheckoutSetupReturn } from "@/lib/checkout/on-session";
 import { ServiceError } from "@/lib/errors";
 import { startCheckoutPaymentAction } from "./actions";
 
@@ -103,15 +103,19 @@ const LABELS = {
 };
 
 /**
- * Stripe.js's return (`?payment_intent=pi_…&redirect_status=…`): the payment is re-read at Stripe
- * and applied (the session completes once, whether this or the webhook comes first). Answers what
+ * Stripe.js's return (`?payment_intent=pi_…&redirect_status=…`, or a trial's
+ * `?setup_intent=seti_…`): the payment or setup is re-read at Stripe and applied (the session
+ * completes once, whether this or the webhook comes first). Answers what
  * the page says when the session is still open afterwards.
  */
 async function settleReturn(sessionId: string, query: Record<string, string | string[] | undefined>): Promise<string | null> {
-  const reference = typeof query.payment_intent === "string" ? query.payment_intent : null;
-  if (reference === null) return null;
+  const payment = typeof query.payment_intent === "string" ? query.payment_intent : null;
+  // A trial's card, saved with a SetupIntent (`?setup_intent=seti_…`): re-read the same way.
+  const setup = typeof query.setup_intent === "string" ? query.setup_intent : null;
+  if (payment === null && setup === null) return null;
   try {
-    await settleCheckoutReturn({ id: sessionId, reference });
+    if (payment !== null) await settleCheckoutReturn({ id: sessionId, reference: payment });
+    else await settleCheckoutSetupReturn({ id: sessionId, reference: setup! });
   } catch (error) {
     // Stripe unreachable for now: its webhook settles the payment; the page says it is under way.
     if (!(error instanceof ServiceError)) throw error;
@@ -135,7 +139,7 @@ export default async function CheckoutPage({
   if (returned !== null) checkout = (await getHostedCheckout(session_id))!;
   // Paid (Stripe says so): Stripe.js's return goes on to the merchant, as the sandbox page does,
   // also when Stripe's webhook completed the session before the browser came back.
-  if (checkout.status === "complete" && typeof query.payment_intent === "string") redirect(checkout.successUrl);
+  if (checkout.status === "complete" && (typeof query.payment_intent === "string" || typeof query.setup_intent === "string")) redirect(checkout.successUrl);
 
   if (checkout.status === "expired") {
     return (
@@ -176,12 +180,12 @@ export default async function CheckoutPage({
           start={startCheckoutPaymentAction.bind(null, checkout.id)}
           returnPath={`/checkout/${checkout.id}`}
           initialError={returned}
+          collect={checkout.collect}
+          savesCard={checkout.savesCard}
         />
       ) : checkout.livemode ? (
         <p role="alert" className="rounded border border-slate-300 bg-slate-50 p-3 text-sm text-slate-800">
-          {checkout.mode === "subscription"
-            ? "This live checkout starts a subscription, which cannot be paid by card on this page yet; nothing can be charged here."
-            : "This is a live checkout, and its account has no payment processor connected: it cannot take payments. Use a sandbox account to try checkout."}
+          This is a live checkout, and its account has no payment processor connected: it cannot take payments. Use a sandbox account to try checkout.
         </p>
       ) : (
         <CheckoutForm sessionId={checkout.id} lockedEmail={checkout.lockedEmail} methods={METHODS} payLabel={payLabel} />
