@@ -1310,10 +1310,16 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        post?: never;
+        /**
+         * Update a payment method
+         * @description Stripe's PaymentMethod update, for a card: `metadata` (ours, never sent to the processor) and `card.exp_month` / `card.exp_year`, changed at the processor first (Stripe's update; a refusal is a 422 on `card`, an unreachable processor a 503 that changed nothing), its answer stored. Emits `payment_method.updated` when anything changed; nothing otherwise. A detached method is a 404.
+         *
+         *     Restricted keys need `payments_refunds:write`.
+         */
+        post: operations["updatePaymentMethod"];
         /**
          * Detach a payment method
-         * @description Detaches the method from the customer (`detached_at`): it is no longer listed. A method already detached is a 404. Emits `payment_method.detached`.
+         * @description Detaches the method from the customer (`detached_at`): it is no longer listed. A method already detached is a 404. Emits `payment_method.detached`; when it was the customer's `default_payment_method`, that is cleared (`customer.updated`).
          *
          *     Restricted keys need `payments_refunds:write`.
          */
@@ -1332,10 +1338,16 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        post?: never;
+        /**
+         * Update a payment method
+         * @description Stripe's PaymentMethod update, for a card: `metadata` (ours, never sent to the processor) and `card.exp_month` / `card.exp_year`, changed at the processor first (Stripe's update; a refusal is a 422 on `card`, an unreachable processor a 503 that changed nothing), its answer stored. Emits `payment_method.updated` when anything changed; nothing otherwise. A detached method is a 404.
+         *
+         *     Restricted keys need `payments_refunds:write`.
+         */
+        post: operations["updatePaymentMethodForTokenAccount"];
         /**
          * Detach a payment method
-         * @description Detaches the method from the customer (`detached_at`): it is no longer listed. A method already detached is a 404. Emits `payment_method.detached`.
+         * @description Detaches the method from the customer (`detached_at`): it is no longer listed. A method already detached is a 404. Emits `payment_method.detached`; when it was the customer's `default_payment_method`, that is cleared (`customer.updated`).
          *
          *     Restricted keys need `payments_refunds:write`.
          */
@@ -7750,6 +7762,26 @@ export type webhooks = {
         patch?: never;
         trace?: never;
     };
+    "payment_method.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_method.updated
+         * @description A payment method's details changed: the merchant's update (`metadata`, the card's expiry) or the processor's word (Stripe's `payment_method.updated` and `payment_method.automatically_updated`, the card updater's new expiry or last 4), once per change. `data.object` is the payment_method. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["paymentMethodUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "dispute.created": {
         parameters: {
             query?: never;
@@ -8042,7 +8074,7 @@ export type components = {
         /** @enum {string} */
         AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "api_token" | "webhook_endpoint" | "user" | "account_settings" | "tax_rate" | "meter" | "feature" | "product_feature" | "customer_entitlements" | "portal_configuration" | "credit_note" | "customer_balance_transaction" | "member" | "payment_processor" | "subscription_change_request" | "payment_method" | "dispute" | "email" | "credit_grant" | "api_key" | "alert_trigger";
         /** @enum {string} */
-        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed" | "credit_grant.created" | "credit_grant.applied" | "credit_grant.depleted" | "credit_grant.expired" | "credit_grant.voided" | "credit_grant.reinstated" | "api_key.rolled" | "alert.triggered" | "alert.resolved";
+        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "payment_method.updated" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed" | "credit_grant.created" | "credit_grant.applied" | "credit_grant.depleted" | "credit_grant.expired" | "credit_grant.voided" | "credit_grant.reinstated" | "api_key.rolled" | "alert.triggered" | "alert.resolved";
         CustomerCreateInput: {
             /**
              * Format: email
@@ -8126,6 +8158,11 @@ export type components = {
             custom_fields?: {
                 [key: string]: string | null;
             };
+            /**
+             * @description A payment method (`pm_…`) attached to this customer, charged when a subscription or invoice has no method of its own (Stripe's `invoice_settings.default_payment_method`); null clears it. Any other value is a 422 on this field.
+             * @example pm_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5
+             */
+            default_payment_method?: string | null;
             /** @description Keys to set; a key set to null is removed. */
             metadata?: {
                 [key: string]: string | null;
@@ -8420,6 +8457,17 @@ export type components = {
              * @example pm_sandbox_succeeds
              */
             processor_payment_method: string;
+        };
+        UpdatePaymentMethodInput: {
+            /** @description Keys to set; a key set to null is removed. */
+            metadata?: {
+                [key: string]: string | null;
+            };
+            /** @description The card's new expiry (Stripe's `card[exp_month]`, `card[exp_year]`): updated at the processor, which answers the card as it now is. */
+            card?: {
+                exp_month?: number;
+                exp_year?: number;
+            };
         };
         RefundCreateInput: {
             /** @description The payment (`py_…`) of this account to refund. */
@@ -8843,7 +8891,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed" | "credit_grant.created" | "credit_grant.applied" | "credit_grant.depleted" | "credit_grant.expired" | "credit_grant.voided" | "credit_grant.reinstated" | "api_key.rolled" | "alert.triggered" | "alert.resolved")[];
+            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "payment_method.updated" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed" | "credit_grant.created" | "credit_grant.applied" | "credit_grant.depleted" | "credit_grant.expired" | "credit_grant.voided" | "credit_grant.reinstated" | "api_key.rolled" | "alert.triggered" | "alert.resolved")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -8865,7 +8913,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed" | "credit_grant.created" | "credit_grant.applied" | "credit_grant.depleted" | "credit_grant.expired" | "credit_grant.voided" | "credit_grant.reinstated" | "api_key.rolled" | "alert.triggered" | "alert.resolved")[];
+            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "payment_method.updated" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed" | "credit_grant.created" | "credit_grant.applied" | "credit_grant.depleted" | "credit_grant.expired" | "credit_grant.voided" | "credit_grant.reinstated" | "api_key.rolled" | "alert.triggered" | "alert.resolved")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -13361,6 +13409,50 @@ export type components = {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /** @constant */
+            type: "payment_method.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_method";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentMethod"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentMethod"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
             type: "dispute.created";
             /**
              * @description Entity type the event belongs to.
@@ -14444,6 +14536,8 @@ export type components = {
             /** @description Extra recipients of the customer's invoice emails, besides `email`. */
             invoice_emails: string[];
             default_tax_rate: string | null;
+            /** @description The payment method (`pm_…`) charged when a subscription or invoice has none of its own (renewals, dunning retries, `POST /invoices/{id}/pay` without a method); null when none. Cleared when it is detached. */
+            default_payment_method: string | null;
             metadata: {
                 [key: string]: string;
             };
@@ -14491,6 +14585,8 @@ export type components = {
             /** @description Extra recipients of the customer's invoice emails, besides `email`. */
             invoice_emails: string[];
             default_tax_rate: string | null;
+            /** @description The payment method (`pm_…`) charged when a subscription or invoice has none of its own (renewals, dunning retries, `POST /invoices/{id}/pay` without a method); null when none. Cleared when it is detached. */
+            default_payment_method: string | null;
             metadata: {
                 [key: string]: string;
             };
@@ -15382,6 +15478,10 @@ export type components = {
             created: string;
             /** @description When it was detached from the customer; null while attached. */
             detached_at: string | null;
+            /** @description The merchant's own key-value pairs (`POST /customers/{id}/payment-methods/{pm}`); never sent to the processor. */
+            metadata: {
+                [key: string]: string;
+            };
             livemode: boolean;
         };
         /** @description A payment disputed by the card holder at the processor. */
@@ -15564,7 +15664,7 @@ export type components = {
         };
         /** @description CSV with a header row, or one JSON object per line. */
         ExportFile: string;
-        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["PaymentMethodAttachedEvent"] | components["schemas"]["PaymentMethodDetachedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["DisputeClosedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"] | components["schemas"]["CreditGrantCreatedEvent"] | components["schemas"]["CreditGrantAppliedEvent"] | components["schemas"]["CreditGrantDepletedEvent"] | components["schemas"]["CreditGrantExpiredEvent"] | components["schemas"]["CreditGrantVoidedEvent"] | components["schemas"]["CreditGrantReinstatedEvent"] | components["schemas"]["ApiKeyRolledEvent"] | components["schemas"]["AlertTriggeredEvent"] | components["schemas"]["AlertResolvedEvent"];
+        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["PaymentMethodAttachedEvent"] | components["schemas"]["PaymentMethodDetachedEvent"] | components["schemas"]["PaymentMethodUpdatedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["DisputeClosedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"] | components["schemas"]["CreditGrantCreatedEvent"] | components["schemas"]["CreditGrantAppliedEvent"] | components["schemas"]["CreditGrantDepletedEvent"] | components["schemas"]["CreditGrantExpiredEvent"] | components["schemas"]["CreditGrantVoidedEvent"] | components["schemas"]["CreditGrantReinstatedEvent"] | components["schemas"]["ApiKeyRolledEvent"] | components["schemas"]["AlertTriggeredEvent"] | components["schemas"]["AlertResolvedEvent"];
         /**
          * @example {
          *       "id": "evt_prod_06h2m4gjjz1wdvt9daqg200k4rast",
@@ -24359,6 +24459,46 @@ export type components = {
             /** @description API token id, user id, … of the actor. */
             actor_id: string | null;
         };
+        PaymentMethodUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_method.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_method";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentMethod"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentMethod"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
         /**
          * @example {
          *       "id": "evt_prod_06h2m4gnxkb025p2af5nt7674jsx8",
@@ -26333,7 +26473,7 @@ export type components = {
             next_cursor: string;
         };
         /** @description Exactly the JSON body a webhook delivery of an event carries, by event type. */
-        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"] | components["schemas"]["UserSignedInWebhookEvent"] | components["schemas"]["UserSignInFailedWebhookEvent"] | components["schemas"]["UserSignedOutWebhookEvent"] | components["schemas"]["UserPasswordChangedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"] | components["schemas"]["TaxRateCreatedWebhookEvent"] | components["schemas"]["TaxRateUpdatedWebhookEvent"] | components["schemas"]["MeterCreatedWebhookEvent"] | components["schemas"]["MeterUpdatedWebhookEvent"] | components["schemas"]["MeterDeactivatedWebhookEvent"] | components["schemas"]["MeterReactivatedWebhookEvent"] | components["schemas"]["FeatureCreatedWebhookEvent"] | components["schemas"]["ProductFeatureAttachedWebhookEvent"] | components["schemas"]["ProductFeatureDetachedWebhookEvent"] | components["schemas"]["CustomerEntitlementsUpdatedWebhookEvent"] | components["schemas"]["PortalConfigurationUpdatedWebhookEvent"] | components["schemas"]["CreditNoteCreatedWebhookEvent"] | components["schemas"]["CreditNoteVoidedWebhookEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedWebhookEvent"] | components["schemas"]["MemberInvitedWebhookEvent"] | components["schemas"]["MemberInvitationRevokedWebhookEvent"] | components["schemas"]["MemberJoinedWebhookEvent"] | components["schemas"]["MemberRoleChangedWebhookEvent"] | components["schemas"]["MemberRemovedWebhookEvent"] | components["schemas"]["PaymentProcessorConnectedWebhookEvent"] | components["schemas"]["PaymentProcessorDisconnectedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledWebhookEvent"] | components["schemas"]["PaymentMethodAttachedWebhookEvent"] | components["schemas"]["PaymentMethodDetachedWebhookEvent"] | components["schemas"]["DisputeCreatedWebhookEvent"] | components["schemas"]["DisputeUpdatedWebhookEvent"] | components["schemas"]["DisputeClosedWebhookEvent"] | components["schemas"]["EmailSentWebhookEvent"] | components["schemas"]["EmailFailedWebhookEvent"] | components["schemas"]["CreditGrantCreatedWebhookEvent"] | components["schemas"]["CreditGrantAppliedWebhookEvent"] | components["schemas"]["CreditGrantDepletedWebhookEvent"] | components["schemas"]["CreditGrantExpiredWebhookEvent"] | components["schemas"]["CreditGrantVoidedWebhookEvent"] | components["schemas"]["CreditGrantReinstatedWebhookEvent"] | components["schemas"]["ApiKeyRolledWebhookEvent"] | components["schemas"]["AlertTriggeredWebhookEvent"] | components["schemas"]["AlertResolvedWebhookEvent"];
+        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"] | components["schemas"]["UserSignedInWebhookEvent"] | components["schemas"]["UserSignInFailedWebhookEvent"] | components["schemas"]["UserSignedOutWebhookEvent"] | components["schemas"]["UserPasswordChangedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"] | components["schemas"]["TaxRateCreatedWebhookEvent"] | components["schemas"]["TaxRateUpdatedWebhookEvent"] | components["schemas"]["MeterCreatedWebhookEvent"] | components["schemas"]["MeterUpdatedWebhookEvent"] | components["schemas"]["MeterDeactivatedWebhookEvent"] | components["schemas"]["MeterReactivatedWebhookEvent"] | components["schemas"]["FeatureCreatedWebhookEvent"] | components["schemas"]["ProductFeatureAttachedWebhookEvent"] | components["schemas"]["ProductFeatureDetachedWebhookEvent"] | components["schemas"]["CustomerEntitlementsUpdatedWebhookEvent"] | components["schemas"]["PortalConfigurationUpdatedWebhookEvent"] | components["schemas"]["CreditNoteCreatedWebhookEvent"] | components["schemas"]["CreditNoteVoidedWebhookEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedWebhookEvent"] | components["schemas"]["MemberInvitedWebhookEvent"] | components["schemas"]["MemberInvitationRevokedWebhookEvent"] | components["schemas"]["MemberJoinedWebhookEvent"] | components["schemas"]["MemberRoleChangedWebhookEvent"] | components["schemas"]["MemberRemovedWebhookEvent"] | components["schemas"]["PaymentProcessorConnectedWebhookEvent"] | components["schemas"]["PaymentProcessorDisconnectedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledWebhookEvent"] | components["schemas"]["PaymentMethodAttachedWebhookEvent"] | components["schemas"]["PaymentMethodDetachedWebhookEvent"] | components["schemas"]["PaymentMethodUpdatedWebhookEvent"] | components["schemas"]["DisputeCreatedWebhookEvent"] | components["schemas"]["DisputeUpdatedWebhookEvent"] | components["schemas"]["DisputeClosedWebhookEvent"] | components["schemas"]["EmailSentWebhookEvent"] | components["schemas"]["EmailFailedWebhookEvent"] | components["schemas"]["CreditGrantCreatedWebhookEvent"] | components["schemas"]["CreditGrantAppliedWebhookEvent"] | components["schemas"]["CreditGrantDepletedWebhookEvent"] | components["schemas"]["CreditGrantExpiredWebhookEvent"] | components["schemas"]["CreditGrantVoidedWebhookEvent"] | components["schemas"]["CreditGrantReinstatedWebhookEvent"] | components["schemas"]["ApiKeyRolledWebhookEvent"] | components["schemas"]["AlertTriggeredWebhookEvent"] | components["schemas"]["AlertResolvedWebhookEvent"];
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
@@ -29336,6 +29476,8 @@ export type components = {
             /** @description Extra recipients of the customer's invoice emails, besides `email`. */
             invoice_emails?: string[];
             default_tax_rate?: string | null;
+            /** @description The payment method (`pm_…`) charged when a subscription or invoice has none of its own (renewals, dunning retries, `POST /invoices/{id}/pay` without a method); null when none. Cleared when it is detached. */
+            default_payment_method?: string | null;
             metadata?: {
                 [key: string]: string;
             };
@@ -29506,6 +29648,8 @@ export type components = {
             /** @description Extra recipients of the customer's invoice emails, besides `email`. */
             invoice_emails?: string[];
             default_tax_rate?: string | null;
+            /** @description The payment method (`pm_…`) charged when a subscription or invoice has none of its own (renewals, dunning retries, `POST /invoices/{id}/pay` without a method); null when none. Cleared when it is detached. */
+            default_payment_method?: string | null;
             metadata?: {
                 [key: string]: string;
             };
@@ -33664,6 +33808,10 @@ export type components = {
             created?: string;
             /** @description When it was detached from the customer; null while attached. */
             detached_at?: string | null;
+            /** @description The merchant's own key-value pairs (`POST /customers/{id}/payment-methods/{pm}`); never sent to the processor. */
+            metadata?: {
+                [key: string]: string;
+            };
             livemode?: boolean;
         };
         /**
@@ -33708,6 +33856,33 @@ export type components = {
              * @enum {string}
              */
             type: "payment_method.detached";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["PaymentMethod"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PaymentMethodPreviousAttributes"];
+            };
+        };
+        /** @description The webhook body of `payment_method.updated`. */
+        PaymentMethodUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_method.updated";
             /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
             sequence: number;
             /** @description Unix seconds. */
@@ -40959,6 +41134,110 @@ export interface operations {
             };
         };
     };
+    updatePaymentMethod: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                customer_id: string;
+                payment_method_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdatePaymentMethodInput"];
+            };
+        };
+        responses: {
+            /** @description The payment method. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentMethod"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not ready: the database cannot be reached; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     detachPaymentMethod: {
         parameters: {
             query?: never;
@@ -41011,6 +41290,108 @@ export interface operations {
             };
             /** @description No such object in this account. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updatePaymentMethodForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                customer_id: string;
+                payment_method_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdatePaymentMethodInput"];
+            };
+        };
+        responses: {
+            /** @description The payment method. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentMethod"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not ready: the database cannot be reached; retry after `Retry-After` seconds. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -62867,6 +63248,49 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PaymentMethodDetachedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentMethodUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentMethodUpdatedWebhookEvent"];
             };
         };
         responses: {
