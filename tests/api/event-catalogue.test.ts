@@ -161,7 +161,7 @@ beforeAll(async () => {
   await post(`/customers/${customer.id}/payment-methods`, { processor_payment_method: "pm_sandbox_succeeds" });
   const detached = await post(`/customers/${customer.id}/payment-methods`, { processor_payment_method: "pm_sandbox_declined" });
   await del(`/customers/${customer.id}/payment-methods/${detached.id}`);
-  const kept = (await ok(client.get(`/${account}/customers/${customer.id}/payment-methods`))).data[0];
+  const kept = (await ok(client.get(`/${account}/customers/${customer.id}/payment-methods`))).items[0];
   await post(`/customers/${customer.id}/payment-methods/${kept.id}`, { metadata: { label: "office" }, card: { exp_month: 3 } });
 
   // Payment intents through every sandbox outcome, and refunds that succeed and fail.
