@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { expect, test, type Page } from "@playwright/test";
 import { connectStripe, stripeStandInClient } from "../tests/helpers/stripe-stand-in";
 import { installFakeStripe } from "./fake-stripe";
-import { api, createToken, signUp } from "./fixtures";
+import { api, baseUrl, createToken, signUp } from "./fixtures";
 
 /*
  * The portal's "update payment method" on a live account connected to Stripe (docs/payments.md,
@@ -80,6 +80,22 @@ test("stripe portal: a declined card shows Stripe's error; a card through 3-D Se
   const attached = (await server.get(`/${merchant.accountId}/events?event_type=payment_method.attached`)).body.items as { aggregate_id: string }[];
   expect(attached.filter((event) => event.aggregate_id === saved.id)).toHaveLength(1);
   expect(attached.filter((event) => event.aggregate_id === visa.id)).toHaveLength(1);
+
+  // As Stripe's portal: the card just saved is the customer's default too (docs/payments.md, "The customer's default payment method").
+  expect((await server.get(`/customers/${customer.id}`)).body.default_payment_method).toBe(saved.id);
+  // The dashboard's customer page shows it, and makes the first card the default again (POST /customers/{id}).
+  await page.goto(`${baseUrl()}/accounts/${merchant.accountId}/customers/${customer.id}`);
+  const methodsCard = page.locator("section", { has: page.getByRole("heading", { name: "Payment methods", exact: true }) });
+  await expect(methodsCard.getByTestId("customer-default-payment-method")).toHaveText(saved.id);
+  await expect(methodsCard.getByTestId(`payment-method-${saved.id}`)).toContainText("Default");
+  await expect(methodsCard.getByTestId(`payment-method-${saved.id}`).getByRole("button", { name: "Make default" })).toHaveCount(0);
+  await expect(methodsCard.getByTestId(`payment-method-${visa.id}`)).toContainText("4242");
+  await methodsCard.getByTestId(`payment-method-${visa.id}`).getByRole("button", { name: "Make default" }).click();
+  await expect(methodsCard.getByTestId("customer-default-payment-method")).toHaveText(visa.id);
+  await expect(methodsCard.getByTestId(`payment-method-${saved.id}`).getByRole("button", { name: "Make default" })).toBeVisible();
+  expect((await server.get(`/customers/${customer.id}`)).body.default_payment_method).toBe(visa.id);
+  const updates = (await server.get(`/${merchant.accountId}/events?event_type=customer.updated&aggregate_id=${customer.id}`)).body.items as { data: { default_payment_method: string | null } }[];
+  expect(updates[0]!.data.default_payment_method).toBe(visa.id);
 });
 
 test("stripe portal: a 3-D Secure challenge that fails shows the error and keeps the current card", async ({ page }) => {

@@ -15,7 +15,7 @@ export const MANIFEST_ID_PREFIXES = {
 /** The manifests' event groups, after the catalogue's hand-written groups (lib/events/catalogue.ts). */
 export const MANIFEST_EVENT_GROUPS = [
   // lib/payment-methods/manifest.ts
-  { group: "Payment method", aggregateType: "payment_method", types: ["payment_method.attached", "payment_method.detached"] },
+  { group: "Payment method", aggregateType: "payment_method", types: ["payment_method.attached", "payment_method.detached", "payment_method.updated"] },
   // lib/disputes/manifest.ts
   { group: "Dispute", aggregateType: "dispute", types: ["dispute.created", "dispute.updated", "dispute.closed"] },
   // lib/emails/manifest.ts
@@ -32,6 +32,7 @@ export const MANIFEST_EVENT_GROUPS = [
 export const MANIFEST_EVENT_DESCRIPTIONS = {
   "payment_method.attached": "A payment method was saved for a customer (`POST /customers/{id}/payment-methods`): its card brand, last 4 digits and expiry.",
   "payment_method.detached": "A payment method was detached from its customer (`detached_at`); it is no longer listed or charged.",
+  "payment_method.updated": "A payment method's details changed: the merchant's update (`metadata`, the card's expiry) or the processor's word (Stripe's `payment_method.updated` and `payment_method.automatically_updated`, the card updater's new expiry or last 4), once per change.",
   "dispute.created": "The card holder disputed a payment at the processor (Stripe's `charge.dispute.created`): the disputed amount, the reason and the date evidence is due by.",
   "dispute.updated": "A dispute that is still open changed at the processor: its status (evidence submitted: `under_review`), amount, reason or evidence due date.",
   "dispute.closed": "A dispute was closed at the processor: `won`, `lost` or `warning_closed`. A closed dispute never changes again.",

@@ -8,6 +8,7 @@ import { dashboardCall } from "@/components/api-client";
 import { BackLink, detailFallback, useApiObject } from "@/components/ui/detail";
 import { Card, CopyButton, Loading } from "@/components/ui";
 import { CustomerPortalLink } from "./customer-portal-link";
+import { CustomerPaymentMethods } from "./customer-payment-methods";
 import { CustomerAlerts } from "@/components/alerts/customer-alerts";
 import { CustomerUsage } from "@/components/meters/customer-usage";
 import { CustomerEntitlements } from "./customer-entitlements";
@@ -102,6 +103,7 @@ export function CustomerDetail({ accountId, customerId }: { accountId: string; c
         <CustomerBalance accountId={accountId} customerId={customer.id} balances={customer.balances} />
         <CustomerCreditGrants accountId={accountId} customerId={customer.id} />
         <CustomerEntitlements accountId={accountId} customerId={customer.id} />
+        <CustomerPaymentMethods accountId={accountId} customerId={customer.id} defaultPaymentMethod={customer.default_payment_method} />
         <CustomerPortalLink accountId={accountId} customerId={customer.id} />
         <CustomerUsage accountId={accountId} customerId={customer.id} />
         <CustomerAlerts accountId={accountId} customerId={customer.id} />

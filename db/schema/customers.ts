@@ -20,6 +20,12 @@ export const customers = pgTable(
     preferredLocale: text("preferred_locale"),
     /** The tax rate (`txr_…`) of this customer's invoice lines that name none (before the account's). */
     defaultTaxRate: text("default_tax_rate"),
+    /**
+     * The customer's default payment method (`pm_…`, attached to them; Stripe's
+     * `invoice_settings.default_payment_method`): collection charges it when the subscription or
+     * invoice has none of its own. Cleared when that method is detached.
+     */
+    defaultPaymentMethod: text("default_payment_method"),
     taxIds: jsonb("tax_ids").$type<CustomerTaxId[]>().notNull().default([]),
     /** Extra recipients of the customer's invoice emails, besides `email` (at most 5). */
     invoiceEmails: jsonb("invoice_emails").$type<string[]>().notNull().default([]),

@@ -1,4 +1,4 @@
-import { index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { accounts } from "./accounts";
 import { createdAt, id, time } from "./columns";
 import { customers } from "./customers";
@@ -26,6 +26,8 @@ export const paymentMethods = pgTable(
     last4: text("last4"),
     expMonth: integer("exp_month"),
     expYear: integer("exp_year"),
+    /** The merchant's own key-value pairs (Stripe's PaymentMethod `metadata`); not sent to the processor. */
+    metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
     created: createdAt(),
     detachedAt: time("detached_at"),
   },

@@ -100,6 +100,11 @@ export const CustomerUpdateInput = z
         "The currency the customer is billed in (subscriptions, checkout, the portal): prices bill them from their matching currency option. Without it, their first invoice or subscription fixes it. It changes only while they have no draft or open invoice, no subscription that is not cancelled and a zero balance in every currency (409 otherwise).",
     }),
     custom_fields: MetadataPatch.optional().meta({ description: "Custom fields to set; null removes one." }),
+    default_payment_method: z.string().min(1).max(255).nullable().optional().meta({
+      description:
+        "A payment method (`pm_…`) attached to this customer, charged when a subscription or invoice has no method of its own (Stripe's `invoice_settings.default_payment_method`); null clears it. Any other value is a 422 on this field.",
+      example: "pm_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5",
+    }),
     metadata: MetadataPatch.optional(),
   })
   .meta({ id: "CustomerUpdateInput" });
@@ -115,6 +120,10 @@ export const Customer = z
     tax_ids: z.array(TaxId),
     invoice_emails: z.array(z.string()).meta({ description: "Extra recipients of the customer's invoice emails, besides `email`." }),
     default_tax_rate: z.string().nullable(),
+    default_payment_method: z.string().nullable().meta({
+      description:
+        "The payment method (`pm_…`) charged when a subscription or invoice has none of its own (renewals, dunning retries, `POST /invoices/{id}/pay` without a method); null when none. Cleared when it is detached.",
+    }),
     metadata: z.record(z.string(), z.string()),
     currency: z.string().nullable().meta({
       description: "The currency the customer is billed in (lowercase), or null until set or fixed by their first invoice or subscription.",

@@ -21,6 +21,7 @@ export function serializeCustomer(
     tax_ids: row.taxIds.map((taxId) => ({ ...taxId, country: euVatCountry(taxId.value) ?? taxId.value.slice(0, 2) })),
     invoice_emails: row.invoiceEmails,
     default_tax_rate: row.defaultTaxRate,
+    default_payment_method: row.defaultPaymentMethod,
     metadata: row.metadata,
     currency: row.currency,
     balances: row.balances,

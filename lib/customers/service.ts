@@ -2,10 +2,10 @@ import { and, eq, isNull, or, sql } from "drizzle-orm";
 import type { z } from "zod";
 import { getDb } from "@/db/client";
 import { listQuery, pageOf } from "@/db/page";
-import { customers } from "@/db/schema";
+import { customers, paymentMethods } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
-import type { Verb } from "@/lib/context";
-import { notFound } from "@/lib/errors";
+import type { ServiceContext, Verb } from "@/lib/context";
+import { notFound, validationFailed } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import { postalAddress } from "@/lib/account-settings/address";
@@ -110,6 +110,7 @@ export async function updateCustomer({
     if (changes.default_tax_rate && changes.default_tax_rate !== before.defaultTaxRate) {
       await taxRatesOf(tx, ctx.accountId, [changes.default_tax_rate], "default_tax_rate");
     }
+    if (changes.default_payment_method) await checkDefaultPaymentMethod(tx, ctx.accountId, before.id, changes.default_payment_method);
     const next = {
       email: changes.email ?? before.email,
       name: changes.name === undefined ? before.name : changes.name,
@@ -118,6 +119,7 @@ export async function updateCustomer({
       taxIds: changes.tax_ids ?? before.taxIds,
       invoiceEmails: changes.invoice_emails ?? before.invoiceEmails,
       defaultTaxRate: changes.default_tax_rate === undefined ? before.defaultTaxRate : changes.default_tax_rate,
+      defaultPaymentMethod: changes.default_payment_method === undefined ? before.defaultPaymentMethod : changes.default_payment_method,
       currency: changes.currency ?? before.currency,
       customFields: patchRecord(before.customFields, changes.custom_fields),
       metadata: patchRecord(before.metadata, changes.metadata),
@@ -133,6 +135,7 @@ export async function updateCustomer({
       JSON.stringify(postalAddress(next.address)) === JSON.stringify(postalAddress(before.address)) &&
       next.preferredLocale === before.preferredLocale &&
       next.defaultTaxRate === before.defaultTaxRate &&
+      next.defaultPaymentMethod === before.defaultPaymentMethod &&
       JSON.stringify(next.taxIds) === JSON.stringify(before.taxIds) &&
       JSON.stringify(next.invoiceEmails) === JSON.stringify(before.invoiceEmails) &&
       JSON.stringify(next.customFields) === JSON.stringify(before.customFields) &&
@@ -153,6 +156,41 @@ export async function updateCustomer({
     });
     return after;
   });
+}
+
+/**
+ * The customer's default payment method must be one of theirs, attached (not detached). Read
+ * without a lock: a detach racing this update waits for the customer's lock, then finds the
+ * method is the default and clears it (lib/payment-methods/service.ts), so none stays behind.
+ */
+async function checkDefaultPaymentMethod(tx: ChangeTransaction, accountId: string, customerId: string, method: string): Promise<void> {
+  const [attached] = await tx
+    .select({ id: paymentMethods.id })
+    .from(paymentMethods)
+    .where(and(eq(paymentMethods.accountId, accountId), eq(paymentMethods.customerId, customerId), eq(paymentMethods.id, method), isNull(paymentMethods.detachedAt)));
+  if (!attached) {
+    throw validationFailed([
+      {
+        field: "default_payment_method",
+        message: `'${method}' is not a payment method attached to customer '${customerId}': attach one first (POST /customers/${customerId}/payment-methods answers its pm_ id).`,
+      },
+    ]);
+  }
+}
+
+/**
+ * Sets (or clears) the customer's default payment method from a payment method's own change (a
+ * method saved or detached), in the caller's transaction, with `customer.updated`; nothing when it
+ * is already that. `onlyIfNone`: only when the customer has no default yet. A deleted customer is
+ * left alone.
+ */
+export async function setDefaultPaymentMethod(tx: ChangeTransaction, ctx: ServiceContext, customerId: string, method: string | null, options: { onlyIfNone?: boolean; onlyIf?: string } = {}): Promise<void> {
+  const [before] = await tx.select().from(customers).where(and(live(ctx.accountId), eq(customers.id, customerId))).for("update");
+  if (!before || before.defaultPaymentMethod === method) return;
+  if (options.onlyIfNone && before.defaultPaymentMethod !== null) return;
+  if (options.onlyIf !== undefined && before.defaultPaymentMethod !== options.onlyIf) return;
+  const after = one(await tx.update(customers).set({ defaultPaymentMethod: method, updated: ctx.now() }).where(eq(customers.id, before.id)).returning());
+  await emitEvent(tx, ctx, { type: "customer.updated", aggregateId: before.id, data: customerState(after, ctx.livemode), previousData: customerState(before, ctx.livemode) });
 }
 
 export async function deleteCustomer({ ctx, input }: Verb<{ id: string }>): Promise<{ id: string }> {

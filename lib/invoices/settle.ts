@@ -15,6 +15,7 @@ import { getDb } from "@/db/client";
 import { one } from "@/lib/rows";
 import { INVOICE_ACTION_FROM, canVoid } from "./rules";
 import { invoiceSettled } from "./settled";
+import { collectionMethodOfInvoice } from "./collection-method";
 import { assertStatus, emit, loadInvoice, lockInvoice, markPaid } from "./core";
 import type { InvoicePayInput, InvoiceStatus } from "./schema";
 import type { InvoiceRow, InvoiceWithLines } from "./serialize";
@@ -34,14 +35,16 @@ export async function payInvoice({
   input,
   tx: outer,
 }: Verb<{ id: string; payment: z.output<typeof InvoicePayInput>; onSession?: boolean }> & WithinChange): Promise<InvoiceWithLines> {
-  const { paid_out_of_band: outOfBand, payment_method: paymentMethod } = input.payment;
-  if (outOfBand === true && paymentMethod !== undefined) {
+  const { paid_out_of_band: outOfBand, payment_method: given } = input.payment;
+  if (outOfBand === true && given !== undefined) {
     const message = "Give either paid_out_of_band: true or payment_method, not both.";
     throw validationFailed([{ field: "payment_method", message }], message);
   }
+  // No method given: the subscription's default, then the customer's (./collection-method.ts).
+  const paymentMethod = given ?? (outOfBand === true ? undefined : ((await collectionMethodOfInvoice(outer ?? (await getDb()), ctx.accountId, input.id)) ?? undefined));
   if (outOfBand !== true && paymentMethod === undefined) {
     const message =
-      "Give payment_method (a sandbox payment method, on sandbox accounts) or paid_out_of_band: true once the customer paid outside the service.";
+      "Give payment_method (a sandbox payment method, on sandbox accounts) or paid_out_of_band: true once the customer paid outside the service: neither the invoice's subscription nor its customer has a default_payment_method.";
     throw validationFailed([{ field: "paid_out_of_band", message }], message);
   }
   const answer = await withChangeTransaction(async (tx) => {

@@ -1,6 +1,6 @@
 import { needs } from "@/lib/permissions";
 import { defineOperation } from "@/lib/api/operation";
-import { AttachPaymentMethodInput, PaymentMethod, PaymentMethodList } from "./schema";
+import { AttachPaymentMethodInput, PaymentMethod, PaymentMethodList, UpdatePaymentMethodInput } from "./schema";
 
 const tag = "Payment methods";
 
@@ -40,7 +40,8 @@ export const detachPaymentMethodOperation = defineOperation({
   path: "/{account_id}/customers/{customer_id}/payment-methods/{payment_method_id}",
   unscopedPath: "/customers/{customer_id}/payment-methods/{payment_method_id}",
   summary: "Detach a payment method",
-  description: "Detaches the method from the customer (`detached_at`): it is no longer listed. A method already detached is a 404. Emits `payment_method.detached`.",
+  description:
+    "Detaches the method from the customer (`detached_at`): it is no longer listed. A method already detached is a 404. Emits `payment_method.detached`; when it was the customer's `default_payment_method`, that is cleared (`customer.updated`).",
   tag,
   access: "secret",
   permission: needs("payments_refunds", "write"),
@@ -48,4 +49,20 @@ export const detachPaymentMethodOperation = defineOperation({
   errors: [404],
 });
 
-export const paymentMethodOperations = [listPaymentMethodsOperation, attachPaymentMethodOperation, detachPaymentMethodOperation];
+export const updatePaymentMethodOperation = defineOperation({
+  operationId: "updatePaymentMethod",
+  method: "POST",
+  path: "/{account_id}/customers/{customer_id}/payment-methods/{payment_method_id}",
+  unscopedPath: "/customers/{customer_id}/payment-methods/{payment_method_id}",
+  summary: "Update a payment method",
+  description:
+    "Stripe's PaymentMethod update, for a card: `metadata` (ours, never sent to the processor) and `card.exp_month` / `card.exp_year`, changed at the processor first (Stripe's update; a refusal is a 422 on `card`, an unreachable processor a 503 that changed nothing), its answer stored. Emits `payment_method.updated` when anything changed; nothing otherwise. A detached method is a 404.",
+  tag,
+  access: "secret",
+  permission: needs("payments_refunds", "write"),
+  body: UpdatePaymentMethodInput,
+  response: { status: 200, description: "The payment method.", schema: PaymentMethod },
+  errors: [404, 409, 415, 422, 503],
+});
+
+export const paymentMethodOperations = [listPaymentMethodsOperation, attachPaymentMethodOperation, detachPaymentMethodOperation, updatePaymentMethodOperation];

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { listEnvelopeSchema } from "@/lib/api/pagination";
-import { DateTime } from "@/lib/schemas";
+import { DateTime, MetadataPatch } from "@/lib/schemas";
 
 /* A customer's saved payment method (docs/payments.md, "Payment methods"). */
 
@@ -23,6 +23,7 @@ export const PaymentMethod = z
       .meta({ description: "What the processor says about the card." }),
     created: DateTime,
     detached_at: DateTime.nullable().meta({ description: "When it was detached from the customer; null while attached." }),
+    metadata: z.record(z.string(), z.string()).meta({ description: "The merchant's own key-value pairs (`POST /customers/{id}/payment-methods/{pm}`); never sent to the processor." }),
     livemode: z.boolean(),
   })
   .meta({ id: "PaymentMethod", description: "A payment method saved for a customer." });
@@ -41,3 +42,17 @@ export const AttachPaymentMethodInput = z
     }),
   })
   .meta({ id: "AttachPaymentMethodInput" });
+
+/** Stripe's PaymentMethod update, for a card: `metadata` (ours) and the card's new expiry (sent to the processor). */
+export const UpdatePaymentMethodInput = z
+  .strictObject({
+    metadata: MetadataPatch.optional(),
+    card: z
+      .strictObject({
+        exp_month: z.number().int().min(1).max(12).optional(),
+        exp_year: z.number().int().min(2000).max(2100).optional(),
+      })
+      .optional()
+      .meta({ description: "The card's new expiry (Stripe's `card[exp_month]`, `card[exp_year]`): updated at the processor, which answers the card as it now is." }),
+  })
+  .meta({ id: "UpdatePaymentMethodInput" });

@@ -13,6 +13,7 @@ export function serializePaymentMethod(row: PaymentMethodRow, livemode: boolean)
     card: { brand: row.brand, last4: row.last4, exp_month: row.expMonth, exp_year: row.expYear },
     created: row.created.toISOString(),
     detached_at: row.detachedAt?.toISOString() ?? null,
+    metadata: row.metadata,
     livemode,
   };
 }

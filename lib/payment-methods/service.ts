@@ -2,13 +2,14 @@ import { and, desc, eq, isNull } from "drizzle-orm";
 import { getDb, type Executor } from "@/db/client";
 import { customers, paymentMethods } from "@/db/schema";
 import type { ServiceContext, Verb } from "@/lib/context";
-import { getCustomer } from "@/lib/customers/service";
+import { getCustomer, setDefaultPaymentMethod } from "@/lib/customers/service";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
 import { SANDBOX_PAYMENT_METHODS } from "@/lib/payments/schema";
-import { connectedProcessor, processorCustomer } from "@/lib/payments/processors/registry";
+import { connectedProcessor, processorCustomer, processorNamed } from "@/lib/payments/processors/registry";
+import { patchRecord } from "@/lib/schemas";
 import { sandboxProcessor } from "@/lib/payments/processors/sandbox";
 import { isSandboxPaymentMethod, LIVE_REFUSAL_MESSAGE } from "@/lib/payments/processors/sandbox/methods";
 import { ProcessorRefusedError, ProcessorUnavailableError, type PaymentProcessor, type SavedPaymentMethod } from "@/lib/payments/processors/types";
@@ -19,12 +20,12 @@ import { serializePaymentMethod, type PaymentMethodRow } from "./serialize";
 const FIELD = "processor_payment_method";
 
 /** The processor's refusals as the API's: a 422 naming the field, or a 503 when it could not be reached (nothing stored). */
-async function atProcessor<T>(call: () => Promise<T>): Promise<T> {
+async function atProcessor<T>(call: () => Promise<T>, field = FIELD, nothing = "Nothing was attached"): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (error instanceof ProcessorRefusedError) throw validationFailed([{ field: FIELD, message: error.message }]);
-    if (error instanceof ProcessorUnavailableError) throw new ServiceError("unavailable", `${error.message} Nothing was attached: try again.`, { retryable: true });
+    if (error instanceof ProcessorRefusedError) throw validationFailed([{ field, message: error.message }]);
+    if (error instanceof ProcessorUnavailableError) throw new ServiceError("unavailable", `${error.message} ${nothing}: try again.`, { retryable: true });
     throw error;
   }
 }
@@ -121,6 +122,8 @@ export async function recordSavedMethod(tx: ChangeTransaction, ctx: ServiceConte
     return existing!;
   }
   await emitEvent(tx, ctx, { type: "payment_method.attached", aggregateId: inserted.id, data: serializePaymentMethod(inserted, ctx.livemode), previousData: null });
+  // The first method a customer has becomes their default (docs/payments.md, "The customer's default payment method").
+  await setDefaultPaymentMethod(tx, ctx, customerId, inserted.id, { onlyIfNone: true });
   return inserted;
 }
 
@@ -141,6 +144,87 @@ export async function detachPaymentMethod({ ctx, input }: Verb<{ customerId: str
       data: serializePaymentMethod(after!, ctx.livemode),
       previousData: serializePaymentMethod(before, ctx.livemode),
     });
+    // As Stripe's: detaching the customer's default clears it (customer.updated); nothing falls back to another method.
+    await setDefaultPaymentMethod(tx, ctx, input.customerId, null, { onlyIf: before.id });
     return after!;
+  });
+}
+
+export type PaymentMethodChanges = { metadata?: Record<string, string | null>; expMonth?: number; expYear?: number };
+
+/**
+ * The merchant's update (Stripe's PaymentMethod update): `metadata` is ours; a new expiry is sent
+ * to the processor first (nothing of ours locked meanwhile), and what it answers is stored. One
+ * `payment_method.updated` when anything changed; none otherwise.
+ */
+export async function updatePaymentMethod({ ctx, input }: Verb<{ customerId: string; id: string; changes: PaymentMethodChanges }>): Promise<PaymentMethodRow> {
+  await getCustomer({ ctx, input: { id: input.customerId } });
+  const db = await getDb();
+  const [current] = await db.select().from(paymentMethods).where(and(attachedOf(ctx.accountId, input.customerId), eq(paymentMethods.id, input.id)));
+  if (!current) throw notFound("payment method of customer", input.id);
+  const { expMonth, expYear } = input.changes;
+  let card: SavedPaymentMethod | null = null;
+  if (expMonth !== undefined || expYear !== undefined) {
+    const processor = await processorNamed(db, ctx.accountId, current.processor);
+    if (!processor) throw new ServiceError("conflict", `Payment method '${current.id}' is held by ${current.processor}, which is no longer connected to this account.`);
+    card = await atProcessor(
+      () => processor.updatePaymentMethod({ reference: current.processorReference, expMonth: expMonth ?? current.expMonth ?? undefined, expYear: expYear ?? current.expYear ?? undefined }),
+      "card",
+      "Nothing was changed",
+    );
+  }
+  return withChangeTransaction(async (tx) => {
+    const [before] = await tx.select().from(paymentMethods).where(and(attachedOf(ctx.accountId, input.customerId), eq(paymentMethods.id, input.id))).for("update");
+    if (!before) throw notFound("payment method of customer", input.id);
+    return changeMethod(tx, ctx, before, { ...(card ? cardOf(card) : {}), metadata: patchRecord(before.metadata, input.changes.metadata) });
+  });
+}
+
+const cardOf = (saved: SavedPaymentMethod) => ({ brand: saved.brand, last4: saved.last4, expMonth: saved.expMonth, expYear: saved.expYear });
+
+/** Writes the changes of a locked method with `payment_method.updated`; the same details change nothing and emit nothing. */
+async function changeMethod(tx: ChangeTransaction, ctx: ServiceContext, before: PaymentMethodRow, changes: Partial<Pick<PaymentMethodRow, "brand" | "last4" | "expMonth" | "expYear" | "metadata">>): Promise<PaymentMethodRow> {
+  const next = { ...before, ...changes };
+  const same =
+    next.brand === before.brand &&
+    next.last4 === before.last4 &&
+    next.expMonth === before.expMonth &&
+    next.expYear === before.expYear &&
+    JSON.stringify(next.metadata) === JSON.stringify(before.metadata);
+  if (same) return before;
+  const [after] = await tx
+    .update(paymentMethods)
+    .set({ brand: next.brand, last4: next.last4, expMonth: next.expMonth, expYear: next.expYear, metadata: next.metadata })
+    .where(eq(paymentMethods.id, before.id))
+    .returning();
+  await emitEvent(tx, ctx, {
+    type: "payment_method.updated",
+    aggregateId: before.id,
+    data: serializePaymentMethod(after!, ctx.livemode),
+    previousData: serializePaymentMethod(before, ctx.livemode),
+  });
+  return after!;
+}
+
+/**
+ * A processor's word that a method's card changed (Stripe's `payment_method.updated` and
+ * `payment_method.automatically_updated`: the card updater's new expiry or last 4), re-read at
+ * the processor by the webhook's job: each of our attached methods with that reference takes the
+ * details it has now, once (the same details again change nothing). Answers whether any changed.
+ */
+export async function applyPaymentMethodState(ctx: ServiceContext, processor: string, saved: SavedPaymentMethod): Promise<boolean> {
+  return withChangeTransaction(async (tx) => {
+    const rows = await tx
+      .select()
+      .from(paymentMethods)
+      .where(and(eq(paymentMethods.accountId, ctx.accountId), eq(paymentMethods.processor, processor), eq(paymentMethods.processorReference, saved.reference), isNull(paymentMethods.detachedAt)))
+      .orderBy(paymentMethods.id)
+      .for("update");
+    let changed = false;
+    for (const row of rows) {
+      const after = await changeMethod(tx, ctx, row, cardOf(saved));
+      changed ||= after !== row;
+    }
+    return changed;
   });
 }

@@ -2,7 +2,7 @@ import { and, eq, inArray, isNull, ne, or } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { checkoutSessions, customers, paymentMethods, processorCustomers, processorSetups, subscriptions } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
-import { getCustomer } from "@/lib/customers/service";
+import { getCustomer, setDefaultPaymentMethod } from "@/lib/customers/service";
 import { notFound, ServiceError } from "@/lib/errors";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import { connectedProcessor, processorCustomer } from "@/lib/payments/processors/registry";
@@ -71,8 +71,9 @@ export type SetupOutcome =
 
 /**
  * Brings our record of a setup to what the processor says now: when it succeeded, the saved method
- * becomes our `pm_…` (payment_method.attached) and the default of the customer's live
- * subscriptions (customer.subscription.updated), in one transaction, once. `customerId` (the
+ * becomes our `pm_…` (payment_method.attached), the customer's default (customer.updated) and the
+ * default of the customer's live subscriptions (customer.subscription.updated), in one
+ * transaction, once. `customerId` (the
  * portal's customer, on the return URL) must be the one the setup was made for: another
  * customer's setup changes nothing.
  */
@@ -115,6 +116,8 @@ export async function settleSetup(ctx: ServiceContext, input: { processor?: stri
       .for("update");
     if (!live) throw notFound("customer", setup.customerId);
     const paymentMethod = await recordSavedMethod(tx, ctx, setup.customerId, setup.processor, method);
+    // As Stripe's portal: the card the customer just saved is their default, and their live subscriptions'.
+    await setDefaultPaymentMethod(tx, ctx, setup.customerId, paymentMethod.id);
     await makeDefault(tx, ctx, setup.customerId, paymentMethod.id);
     await tx
       .update(processorSetups)

@@ -1,6 +1,6 @@
-import { and, asc, eq, or, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, or, sql } from "drizzle-orm";
 import { getDb } from "@/db/client";
-import { accounts, paymentIntents, processorEvents, refunds } from "@/db/schema";
+import { accounts, paymentIntents, paymentMethods, processorEvents, refunds } from "@/db/schema";
 import { accountClock, realNow } from "@/lib/time";
 import type { ServiceContext } from "@/lib/context";
 import { notFound, ServiceError } from "@/lib/errors";
@@ -10,6 +10,7 @@ import { applyProcessorState } from "@/lib/payments/charge-attempts";
 import { applyRefundState } from "@/lib/refunds/service";
 import { applyDisputeState } from "@/lib/disputes/service";
 import { saveMethodOfCheckout, settleSetup } from "@/lib/payment-methods/setup";
+import { applyPaymentMethodState } from "@/lib/payment-methods/service";
 import { connectedProcessor, loadConnection, processorDefinition, processorNamed } from "@/lib/payments/processors/registry";
 import { notifyProcessorSettled } from "@/lib/payments/succeeded-hooks";
 
@@ -78,6 +79,8 @@ async function applyOne(ctx: ServiceContext, row: typeof processorEvents.$inferS
       outcome = await applyRefundEvent(ctx, row);
     } else if (row.type.startsWith("charge.dispute.") && row.objectReference) {
       outcome = await applyDisputeEvent(ctx, row);
+    } else if ((row.type === "payment_method.updated" || row.type === "payment_method.automatically_updated") && row.objectReference) {
+      outcome = await applyPaymentMethodEvent(ctx, row);
     } else if (row.type.startsWith("setup_intent.") && row.objectReference) {
       // A card saved in the browser (lib/payment-methods/setup.ts): the setup re-read, recorded once.
       const settled = await settleSetup(ctx, { processor: row.processor, reference: row.objectReference });
@@ -126,6 +129,25 @@ async function applyDisputeEvent(ctx: ServiceContext, row: typeof processorEvent
   const processor = await connectedProcessor(await getDb(), row.accountId);
   if (!processor || processor.name !== row.processor) return "ignored";
   return applyDisputeState(ctx, processor.name, await processor.retrieveDispute(row.objectReference!));
+}
+
+/**
+ * A saved card changed at the processor (its update, or the card updater's new expiry or last 4):
+ * the method is re-read there and ours given its details, once (lib/payment-methods/service.ts): a
+ * duplicate, or an older event arriving late, re-reads the same card and changes nothing. A method
+ * that is not ours is not asked for.
+ */
+async function applyPaymentMethodEvent(ctx: ServiceContext, row: typeof processorEvents.$inferSelect): Promise<"applied" | "ignored"> {
+  const db = await getDb();
+  const processor = await connectedProcessor(db, row.accountId);
+  if (!processor?.retrievePaymentMethod || processor.name !== row.processor) return "ignored";
+  const [ours] = await db
+    .select({ id: paymentMethods.id })
+    .from(paymentMethods)
+    .where(and(eq(paymentMethods.accountId, row.accountId), eq(paymentMethods.processor, row.processor), eq(paymentMethods.processorReference, row.objectReference!), isNull(paymentMethods.detachedAt)))
+    .limit(1);
+  if (!ours) return "ignored";
+  return (await applyPaymentMethodState(ctx, processor.name, await processor.retrievePaymentMethod(row.objectReference!))) ? "applied" : "ignored";
 }
 
 /** A pass over one account's pending events running in this process, and whether another was asked for meanwhile. */

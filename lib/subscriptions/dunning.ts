@@ -5,6 +5,7 @@ import type { ServiceContext } from "@/lib/context";
 import { emit, loadInvoice, lockInvoice } from "@/lib/invoices/core";
 import type { InvoiceRow } from "@/lib/invoices/serialize";
 import { markUncollectibleForNonPayment, payInvoice } from "@/lib/invoices/settle";
+import { collectionMethodOf } from "@/lib/invoices/collection-method";
 import { chargeInFlightOfInvoice } from "@/lib/payments/service";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import { one } from "@/lib/rows";
@@ -16,7 +17,7 @@ import { DAY_MS } from "@/lib/time";
 /**
  * Dunning (Stripe's smart retries, on a fixed schedule): when automatic collection of a renewal
  * invoice fails, it is retried this many days after that first failure — 3, 5 and 7 days — each
- * time with the subscription's `default_payment_method` as it is then. When the last retry fails,
+ * time with the subscription's `default_payment_method` as it is then (else the customer's). When the last retry fails,
  * the invoice is marked uncollectible and the subscription cancelled. 1 + 3 attempts in all.
  */
 export const DUNNING_RETRY_DAYS: readonly number[] = [3, 5, 7];
@@ -93,15 +94,17 @@ export async function automaticCollectionFailed(tx: ChangeTransaction, ctx: Serv
 
 /**
  * Automatic collection of a renewal invoice just finalized (the renewal's transaction, the
- * subscription locked): with a `default_payment_method` it is paid with it at once; if that fails
+ * subscription locked): with a payment method (the subscription's `default_payment_method`, else
+ * the customer's: lib/invoices/collection-method.ts) it is paid with it at once; if that fails
  * (declined, action required, partially funded) an active subscription becomes past_due and
  * dunning retries the invoice. Without one nothing is attempted: the invoice stays open for the
  * merchant to collect, and the subscription's status does not change.
  */
 export async function collectRenewalInvoice(tx: ChangeTransaction, ctx: ServiceContext, invoice: InvoiceRow, subscription: SubscriptionRow): Promise<void> {
-  if (subscription.defaultPaymentMethod === null) return;
+  const method = await collectionMethodOf(tx, { subscriptionMethod: subscription.defaultPaymentMethod, customerId: subscription.customerId });
+  if (method === null) return;
   // In flight: its outcome decides, when it arrives (automaticCollectionFailed); never past_due before.
-  if ((await attemptCollection(tx, ctx, invoice, subscription.defaultPaymentMethod)) === "failed") await markPastDue(tx, ctx, subscription.id);
+  if ((await attemptCollection(tx, ctx, invoice, method)) === "failed") await markPastDue(tx, ctx, subscription.id);
 }
 
 /**
@@ -144,7 +147,8 @@ async function retryPayment(ctx: ServiceContext, invoiceId: string): Promise<boo
       return true;
     }
     // Paid, or in flight at a network processor: a failure arriving later gives up then (automaticCollectionFailed).
-    if ((await attemptCollection(tx, ctx, invoice, subscription.defaultPaymentMethod)) !== "failed") return true;
+    const method = await collectionMethodOf(tx, { subscriptionMethod: subscription.defaultPaymentMethod, customerId: subscription.customerId });
+    if ((await attemptCollection(tx, ctx, invoice, method)) !== "failed") return true;
     const [after] = await tx.select({ status: invoices.status, next: invoices.nextPaymentAttempt }).from(invoices).where(eq(invoices.id, invoice.id));
     if (after!.status === "open" && after!.next === null) await giveUp(tx, ctx, invoice.id, subscription.id);
     return true;

@@ -1,3 +1,4 @@
+import { collectionMethodOf } from "@/lib/invoices/collection-method";
 import type { Executor } from "@/db/client";
 import type { ServiceContext } from "@/lib/context";
 import { balanceOf } from "@/lib/customer-balance/service";
@@ -137,8 +138,12 @@ export async function upcomingInvoices(
     usage: await usageLines(executor, subscription, subscription.currentPeriodStart, subscription.currentPeriodEnd),
     at: dueAt,
     startingBalanceAtom: proration ? proration.invoice.endingBalanceAtom! : balance + prorationCreditAtom,
-    // The renewal collects with the default payment method when it falls due (dunning.ts); send_invoice never does.
-    nextPaymentAttempt: subscription.defaultPaymentMethod && subscription.collectionMethod === "charge_automatically" ? dueAt : null,
+    // The renewal collects with the default payment method (the subscription's, else the customer's) when it falls due (dunning.ts); send_invoice never does.
+    nextPaymentAttempt:
+      subscription.collectionMethod === "charge_automatically" &&
+      (await collectionMethodOf(executor, { subscriptionMethod: subscription.defaultPaymentMethod, customerId: subscription.customerId })) !== null
+        ? dueAt
+        : null,
     collectionMethod: subscription.collectionMethod,
     daysUntilDue: subscription.daysUntilDue,
   });

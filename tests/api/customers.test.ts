@@ -34,6 +34,7 @@ describe("customers", () => {
       tax_ids: [],
       invoice_emails: [],
       default_tax_rate: null,
+      default_payment_method: null,
       metadata: { crm: "42" },
       balances: {},
       // Fixed by the first invoice or subscription when not given (docs/billing.md, "Currency options").

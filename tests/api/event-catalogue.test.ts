@@ -161,6 +161,8 @@ beforeAll(async () => {
   await post(`/customers/${customer.id}/payment-methods`, { processor_payment_method: "pm_sandbox_succeeds" });
   const detached = await post(`/customers/${customer.id}/payment-methods`, { processor_payment_method: "pm_sandbox_declined" });
   await del(`/customers/${customer.id}/payment-methods/${detached.id}`);
+  const kept = (await ok(client.get(`/${account}/customers/${customer.id}/payment-methods`))).items[0];
+  await post(`/customers/${customer.id}/payment-methods/${kept.id}`, { metadata: { label: "office" }, card: { exp_month: 3 } });
 
   // Payment intents through every sandbox outcome, and refunds that succeed and fail.
   const intent = (payment_method: string, extra: object = {}) =>
@@ -480,6 +482,7 @@ const IMPLIES: Record<(typeof EVENT_TYPES)[number], Check> = {
   "payment_method.attached": (data) =>
     expect(data).toMatchObject({ object: "payment_method", processor: "sandbox", card: { brand: "visa", last4: expect.stringMatching(/^\d{4}$/) }, detached_at: null }),
   "payment_method.detached": (data) => expect(data).toMatchObject({ object: "payment_method", detached_at: expect.any(String) }),
+  "payment_method.updated": (data) => expect(data).toMatchObject({ object: "payment_method", metadata: { label: "office" }, card: { exp_month: 3 } }),
   "dispute.created": (data, event) => {
     expect(data).toMatchObject({ object: "dispute", processor: "stripe", processor_dispute: expect.stringMatching(/^du_/), amount_atom: 2500, payment: expect.stringMatching(/^py_/) });
     expect(event.previous_data).toBeNull();

@@ -50,6 +50,7 @@ describe("payment methods", () => {
       card: { brand: "visa", last4: "4242", exp_month: 12, exp_year: 2034 },
       created: expect.any(String),
       detached_at: null,
+      metadata: {},
       livemode: false,
     });
     const declined = await sandbox.post(`/customers/${cus.id}/payment-methods`, { processor_payment_method: "pm_sandbox_declined" });

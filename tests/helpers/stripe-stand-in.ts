@@ -26,6 +26,9 @@ const TEST_CARDS: Record<string, { behaviour: CardBehaviour; brand: string; last
   pm_card_threeDSecure2Required: { behaviour: "three_d_secure_required", brand: "visa", last4: "3220" },
 };
 
+/** What the card updater changes on a saved card (Stripe's `payment_method.automatically_updated`). */
+export type CardUpdate = { exp_month?: number; exp_year?: number; last4?: string };
+
 /** What the card holder disputes: all of the charge by default, as `fraudulent`. */
 export type DisputeInput = { amount?: number; reason?: string };
 
@@ -75,6 +78,8 @@ export type StripeStandIn = {
   disputes: Map<string, Stripe.Dispute>;
   /** The card holder disputes a succeeded PaymentIntent's charge (charge.dispute.created, needs_response); answers the dispute. */
   openDispute(paymentIntentId: string, input?: DisputeInput): Promise<Stripe.Dispute>;
+  /** The card updater changes a saved card (payment_method.automatically_updated). */
+  cardUpdater(paymentMethodId: string, update: CardUpdate): Promise<void>;
   /** The merchant submits evidence at Stripe: needs_response → under_review (charge.dispute.updated). */
   submitDisputeEvidence(disputeId: string): Promise<void>;
   /** The bank decides: won or lost (charge.dispute.closed; evidence submitted first if it was not, as charge.dispute.updated). */
@@ -362,6 +367,22 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       return saved as unknown as Json;
     }
     if (method === "GET" && (match = /^\/v1\/payment_methods\/([^/]+)$/.exec(path))) return methodOf(match[1]!).object as unknown as Json;
+    if (method === "POST" && (match = /^\/v1\/payment_methods\/([^/]+)$/.exec(path))) {
+      // As Stripe's: only a saved method (attached to a customer) is updated; a card's expiry and metadata.
+      const params = body as unknown as Stripe.PaymentMethodUpdateParams;
+      const saved = methods.get(match[1]!);
+      if (!saved || saved.object.customer === null) throw invalid("You must save this PaymentMethod to a customer before you can update it.", { param: "payment_method" });
+      const card = saved.object.card!;
+      const month = params.card?.exp_month === undefined ? card.exp_month : Number(params.card.exp_month);
+      const year = params.card?.exp_year === undefined ? card.exp_year : Number(params.card.exp_year);
+      if (!Number.isInteger(month) || month < 1 || month > 12) throw invalid("Your card's expiration month is invalid.", { param: "card[exp_month]", code: "invalid_expiry_month" });
+      if (!Number.isInteger(year) || year < new Date().getUTCFullYear()) throw invalid("Your card's expiration year is invalid.", { param: "card[exp_year]", code: "invalid_expiry_year" });
+      card.exp_month = month;
+      card.exp_year = year;
+      if (params.metadata) saved.object.metadata = { ...saved.object.metadata, ...(params.metadata as Record<string, string>) };
+      emit("payment_method.updated", saved.object as unknown as Json);
+      return saved.object as unknown as Json;
+    }
     if (method === "POST" && path === "/v1/setup_intents") {
       const params = body as unknown as Stripe.SetupIntentCreateParams;
       customerOf(params.customer);
@@ -666,6 +687,14 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       await flush();
       return answer(200, {});
     }
+    if (method === "POST" && (match = /^\/_stand-in\/payment_methods\/([^/]+)\/card_updater$/.exec(path))) {
+      try {
+        await cardUpdater(match[1]!, body as CardUpdate);
+      } catch (error) {
+        return answer(409, { error: { message: String(error) } });
+      }
+      return answer(200, {});
+    }
     if (method === "POST" && (match = /^\/_stand-in\/refunds\/([^/]+)\/settle$/.exec(path))) {
       await settleRefund(match[1]!, body.succeed === true);
       return answer(200, {});
@@ -695,6 +724,15 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       return answer(409, { error: { message: String(error) } });
     }
     return answer(404, { error: { message: `No stand-in control ${method} ${path}.` } });
+  }
+
+  /** The card network's updater gave a saved card a new expiry (or number): payment_method.automatically_updated, as Stripe's. */
+  async function cardUpdater(paymentMethodId: string, update: CardUpdate): Promise<void> {
+    const saved = methods.get(paymentMethodId);
+    if (!saved?.object.card) throw new Error(`${paymentMethodId} is not a saved card.`);
+    Object.assign(saved.object.card, update);
+    emit("payment_method.automatically_updated", saved.object as unknown as Json);
+    await flush();
   }
 
   /** The bank settles a pending refund: refund.updated (succeeded) or refund.failed, then charge.refund.updated. */
@@ -847,6 +885,7 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     completeAction,
     disputes,
     openDispute,
+    cardUpdater,
     submitDisputeEvidence,
     closeDispute,
     sign(payload, endpointId, timestamp) {
@@ -907,6 +946,8 @@ export function stripeStandInClient(url: string) {
     openDispute: async (paymentIntentId: string, input: DisputeInput = {}): Promise<Stripe.Dispute> =>
       (await (await post(`payment_intents/${paymentIntentId}/dispute`, input)).json()) as Stripe.Dispute,
     submitDisputeEvidence: (disputeId: string) => post(`disputes/${disputeId}/evidence`, {}),
+    /** The card updater gives a saved card a new expiry or last 4 (payment_method.automatically_updated, delivered before it answers). */
+    cardUpdater: (paymentMethodId: string, update: CardUpdate) => post(`payment_methods/${paymentMethodId}/card_updater`, update),
     closeDispute: (disputeId: string, outcome: "won" | "lost") => post(`disputes/${disputeId}/close`, { outcome }),
     /** One webhook endpoint's delivery switches (other endpoints, other merchants, are not touched). */
     endpointDelivery: (endpointId: string, switches: Partial<EndpointDelivery>) => post(`webhook_endpoints/${endpointId}/delivery`, switches),

@@ -21,6 +21,7 @@ const customer = {
   tax_ids: [],
   invoice_emails: [],
   default_tax_rate: null,
+  default_payment_method: null,
   metadata: {},
   balances: {},
   currency: null,

@@ -148,6 +148,10 @@ export interface PaymentProcessor {
   checkPaymentMethod(method: string, captureMethod: CaptureMethod): string | null;
   createCustomer(input: { customerId: string; email: string | null; name: string | null }): Promise<{ reference: string }>;
   savePaymentMethod(input: { processorCustomer: string; paymentMethod: string }): Promise<SavedPaymentMethod>;
+  /** Changes a saved card's expiry (Stripe's PaymentMethod update) and answers the card as the processor now has it. */
+  updatePaymentMethod(input: { reference: string; expMonth?: number; expYear?: number }): Promise<SavedPaymentMethod>;
+  /** The saved method as the processor has it now (its webhook's object, re-read); absent where nothing changes a card behind our back (the sandbox). */
+  retrievePaymentMethod?(reference: string): Promise<SavedPaymentMethod>;
   /** Confirms a charge, on-session or off-session. */
   charge(request: ChargeRequest): Promise<ChargeState>;
   capture(input: { reference: string | null; amountAtom: number; idempotencyKey: string }): Promise<ChargeState>;

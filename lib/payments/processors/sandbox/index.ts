@@ -52,6 +52,11 @@ export const sandboxProcessor: PaymentProcessor = {
     const last4 = SANDBOX_CARD_LAST4[paymentMethod as SandboxPaymentMethod] ?? null;
     return { reference: paymentMethod, brand: "visa", last4, expMonth: 12, expYear: 2034 };
   },
+  async updatePaymentMethod({ reference, expMonth, expYear }): Promise<SavedPaymentMethod> {
+    // The sandbox's cards are simulated: a new expiry is taken as given (its method still charges as its name says).
+    const last4 = SANDBOX_CARD_LAST4[reference as SandboxPaymentMethod] ?? null;
+    return { reference, brand: "visa", last4, expMonth: expMonth ?? 12, expYear: expYear ?? 2034 };
+  },
   async charge(request) {
     return charge(request);
   },

@@ -34,6 +34,8 @@ export const STRIPE_WEBHOOK_EVENTS: Stripe.WebhookEndpointCreateParams.EnabledEv
   "setup_intent.succeeded",
   "setup_intent.setup_failed",
   "payment_method.detached",
+  "payment_method.updated",
+  "payment_method.automatically_updated",
   "charge.refund.updated",
   "refund.created",
   "refund.updated",
@@ -313,6 +315,21 @@ function open(connection: ProcessorConnection): PaymentProcessor {
         return savedMethodOf(await stripe.paymentMethods.attach(paymentMethod, params));
       } catch (error) {
         translate(error, "processor_payment_method");
+      }
+    },
+    async updatePaymentMethod({ reference, expMonth, expYear }) {
+      const params: Stripe.PaymentMethodUpdateParams = { card: { exp_month: expMonth, exp_year: expYear } };
+      try {
+        return savedMethodOf(await stripe.paymentMethods.update(reference, params));
+      } catch (error) {
+        translate(error, "card");
+      }
+    },
+    async retrievePaymentMethod(reference) {
+      try {
+        return savedMethodOf(await stripe.paymentMethods.retrieve(reference));
+      } catch (error) {
+        translate(error, "payment_method");
       }
     },
     charge,

@@ -87,6 +87,8 @@ export const OPERATIONS = {
   attachPaymentMethodForTokenAccount: { method: "POST", path: "/customers/{customer_id}/payment-methods" },
   detachPaymentMethod: { method: "DELETE", path: "/{account_id}/customers/{customer_id}/payment-methods/{payment_method_id}" },
   detachPaymentMethodForTokenAccount: { method: "DELETE", path: "/customers/{customer_id}/payment-methods/{payment_method_id}" },
+  updatePaymentMethod: { method: "POST", path: "/{account_id}/customers/{customer_id}/payment-methods/{payment_method_id}" },
+  updatePaymentMethodForTokenAccount: { method: "POST", path: "/customers/{customer_id}/payment-methods/{payment_method_id}" },
   listRefunds: { method: "GET", path: "/{account_id}/refunds" },
   listRefundsForTokenAccount: { method: "GET", path: "/refunds" },
   exportRefunds: { method: "GET", path: "/{account_id}/refunds/export" },

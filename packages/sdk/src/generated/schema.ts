@@ -1310,10 +1310,16 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        post?: never;
+        /**
+         * Update a payment method
+         * @description Stripe's PaymentMethod update, for a card: `metadata` (ours, never sent to the processor) and `card.exp_month` / `card.exp_year`, changed at the processor first (Stripe's update; a refusal is a 422 on `card`, an unreachable processor a 503 that changed nothing), its answer stored. Emits `payment_method.updated` when anything changed; nothing otherwise. A detached method is a 404.
+         *
+         *     Restricted keys need `payments_refunds:write`.
+         */
+        post: operations["updatePaymentMethod"];
         /**
          * Detach a payment method
-         * @description Detaches the method from the customer (`detached_at`): it is no longer listed. A method already detached is a 404. Emits `payment_method.detached`.
+         * @description Detaches the method from the customer (`detached_at`): it is no longer listed. A method already detached is a 404. Emits `payment_method.detached`; when it was the customer's `default_payment_method`, that is cleared (`customer.updated`).
          *
          *     Restricted keys need `payments_refunds:write`.
          */
@@ -1332,10 +1338,16 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        post?: never;
+        /**
+         * Update a payment method
+         * @description Stripe's PaymentMethod update, for a card: `metadata` (ours, never sent to the processor) and `card.exp_month` / `card.exp_year`, changed at the processor first (Stripe's update; a refusal is a 422 on `card`, an unreachable processor a 503 that changed nothing), its answer stored. Emits `payment_method.updated` when anything changed; nothing otherwise. A detached method is a 404.
+         *
+         *     Restricted keys need `payments_refunds:write`.
+         */
+        post: operations["updatePaymentMethodForTokenAccount"];
         /**
          * Detach a payment method
-         * @description Detaches the method from the customer (`detached_at`): it is no longer listed. A method already detached is a 404. Emits `payment_method.detached`.
+         * @description Detaches the method from the customer (`detached_at`): it is no longer listed. A method already detached is a 404. Emits `payment_method.detached`; when it was the customer's `default_payment_method`, that is cleared (`customer.updated`).
          *
          *     Restricted keys need `payments_refunds:write`.
          */
@@ -7750,6 +7762,26 @@ export type webhooks = {
         patch?: never;
         trace?: never;
     };
+    "payment_method.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_method.updated
+         * @description A payment method's details changed: the merchant's update (`metadata`, the card's expiry) or the processor's word (Stripe's `payment_method.updated` and `payment_method.automatically_updated`, the card updater's new expiry or last 4), once per change. `data.object` is the payment_method. Signed with the endpoint's secret: `X-Webhook-Signature` and the Standard Webhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature` (docs/webhooks.md).
+         */
+        post: operations["paymentMethodUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "dispute.created": {
         parameters: {
             query?: never;
@@ -8042,7 +8074,7 @@ export type components = {
         /** @enum {string} */
         AggregateType: "payment" | "checkout_session" | "payment_intent" | "subscription" | "invoice" | "customer" | "customer_discount" | "coupon" | "price" | "product" | "refund" | "api_token" | "webhook_endpoint" | "user" | "account_settings" | "tax_rate" | "meter" | "feature" | "product_feature" | "customer_entitlements" | "portal_configuration" | "credit_note" | "customer_balance_transaction" | "member" | "payment_processor" | "subscription_change_request" | "payment_method" | "dispute" | "email" | "credit_grant" | "api_key" | "alert_trigger";
         /** @enum {string} */
-        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed" | "credit_grant.created" | "credit_grant.applied" | "credit_grant.depleted" | "credit_grant.expired" | "credit_grant.voided" | "credit_grant.reinstated" | "api_key.rolled" | "alert.triggered" | "alert.resolved";
+        EventType: "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "payment_method.updated" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed" | "credit_grant.created" | "credit_grant.applied" | "credit_grant.depleted" | "credit_grant.expired" | "credit_grant.voided" | "credit_grant.reinstated" | "api_key.rolled" | "alert.triggered" | "alert.resolved";
         CustomerCreateInput: {
             /**
              * Format: email
@@ -8126,6 +8158,11 @@ export type components = {
             custom_fields?: {
                 [key: string]: string | null;
             };
+            /**
+             * @description A payment method (`pm_…`) attached to this customer, charged when a subscription or invoice has no method of its own (Stripe's `invoice_settings.default_payment_method`); null clears it. Any other value is a 422 on this field.
+             * @example pm_prod_01kaxz4c7e5r3x3m9k2w8q4tgd5
+             */
+            default_payment_method?: string | null;
             /** @description Keys to set; a key set to null is removed. */
             metadata?: {
                 [key: string]: string | null;
@@ -8420,6 +8457,17 @@ export type components = {
              * @example pm_sandbox_succeeds
              */
             processor_payment_method: string;
+        };
+        UpdatePaymentMethodInput: {
+            /** @description Keys to set; a key set to null is removed. */
+            metadata?: {
+                [key: string]: string | null;
+            };
+            /** @description The card's new expiry (Stripe's `card[exp_month]`, `card[exp_year]`): updated at the processor, which answers the card as it now is. */
+            card?: {
+                exp_month?: number;
+                exp_year?: number;
+            };
         };
         RefundCreateInput: {
             /** @description The payment (`py_…`) of this account to refund. */
@@ -8843,7 +8891,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed" | "credit_grant.created" | "credit_grant.applied" | "credit_grant.depleted" | "credit_grant.expired" | "credit_grant.voided" | "credit_grant.reinstated" | "api_key.rolled" | "alert.triggered" | "alert.resolved")[];
+            events: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "payment_method.updated" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed" | "credit_grant.created" | "credit_grant.applied" | "credit_grant.depleted" | "credit_grant.expired" | "credit_grant.voided" | "credit_grant.reinstated" | "api_key.rolled" | "alert.triggered" | "alert.resolved")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -8865,7 +8913,7 @@ export type components = {
              *       "invoice.paid"
              *     ]
              */
-            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed" | "credit_grant.created" | "credit_grant.applied" | "credit_grant.depleted" | "credit_grant.expired" | "credit_grant.voided" | "credit_grant.reinstated" | "api_key.rolled" | "alert.triggered" | "alert.resolved")[];
+            events?: ("*" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "checkout.session.created" | "checkout.session.updated" | "checkout.session.deleted" | "checkout.session.completed" | "checkout.session.expired" | "payment_intent.created" | "payment_intent.processing" | "payment_intent.requires_action" | "payment_intent.amount_capturable_updated" | "payment_intent.succeeded" | "payment_intent.canceled" | "payment_intent.payment_failed" | "payment_intent.partially_funded" | "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.paused" | "customer.subscription.resumed" | "customer.subscription.cancelled" | "customer.subscription.trial_will_end" | "invoice.created" | "invoice.finalized" | "invoice.paid" | "invoice.payment_succeeded" | "invoice.payment_failed" | "invoice.payment_action_required" | "invoice.overdue" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.refunded" | "invoice.upcoming" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.discount.created" | "customer.discount.updated" | "customer.discount.deleted" | "coupon.created" | "coupon.updated" | "coupon.deleted" | "price.created" | "price.updated" | "price.deleted" | "product.created" | "product.updated" | "product.deleted" | "refund.created" | "refund.updated" | "refund.failed" | "api_token.created" | "api_token.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rotated" | "user.signed_in" | "user.sign_in_failed" | "user.signed_out" | "user.password_changed" | "account.settings_updated" | "tax_rate.created" | "tax_rate.updated" | "meter.created" | "meter.updated" | "meter.deactivated" | "meter.reactivated" | "feature.created" | "product_feature.attached" | "product_feature.detached" | "customer.entitlements.updated" | "portal_configuration.updated" | "credit_note.created" | "credit_note.voided" | "customer.balance_transaction.created" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed" | "payment_processor.connected" | "payment_processor.disconnected" | "subscription_change_request.scheduled" | "subscription_change_request.applied" | "subscription_change_request.canceled" | "payment_method.attached" | "payment_method.detached" | "payment_method.updated" | "dispute.created" | "dispute.updated" | "dispute.closed" | "email.sent" | "email.failed" | "credit_grant.created" | "credit_grant.applied" | "credit_grant.depleted" | "credit_grant.expired" | "credit_grant.voided" | "credit_grant.reinstated" | "api_key.rolled" | "alert.triggered" | "alert.resolved")[];
             description?: string | null;
             enabled?: boolean;
             /**
@@ -13361,6 +13409,50 @@ export type components = {
             /** @description Event identifier, prefix `evt_`. */
             id: string;
             /** @constant */
+            type: "payment_method.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_method";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentMethod"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentMethod"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+            /** @description With expand=delivery_summary: delivered, pending, retrying (failed, retry scheduled) and failed (permanently). */
+            delivery_summary?: {
+                total: number;
+                delivered: number;
+                pending: number;
+                retrying: number;
+                failed: number;
+            };
+        } | {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /** @constant */
             type: "dispute.created";
             /**
              * @description Entity type the event belongs to.
@@ -14444,6 +14536,8 @@ export type components = {
             /** @description Extra recipients of the customer's invoice emails, besides `email`. */
             invoice_emails: string[];
             default_tax_rate: string | null;
+            /** @description The payment method (`pm_…`) charged when a subscription or invoice has none of its own (renewals, dunning retries, `POST /invoices/{id}/pay` without a method); null when none. Cleared when it is detached. */
+            default_payment_method: string | null;
             metadata: {
                 [key: string]: string;
             };
@@ -14491,6 +14585,8 @@ export type components = {
             /** @description Extra recipients of the customer's invoice emails, besides `email`. */
             invoice_emails: string[];
             default_tax_rate: string | null;
+            /** @description The payment method (`pm_…`) charged when a subscription or invoice has none of its own (renewals, dunning retries, `POST /invoices/{id}/pay` without a method); null when none. Cleared when it is detached. */
+            default_payment_method: string | null;
             metadata: {
                 [key: string]: string;
             };
@@ -15382,6 +15478,10 @@ export type components = {
             created: string;
             /** @description When it was detached from the customer; null while attached. */
             detached_at: string | null;
+            /** @description The merchant's own key-value pairs (`POST /customers/{id}/payment-methods/{pm}`); never sent to the processor. */
+            metadata: {
+                [key: string]: string;
+            };
             livemode: boolean;
         };
         /** @description A payment disputed by the card holder at the processor. */
@@ -15564,35 +15664,35 @@ export type components = {
         };
         /** @description CSV with a header row, or one JSON object per line. */
         ExportFile: string;
-        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["PaymentMethodAttachedEvent"] | components["schemas"]["PaymentMethodDetachedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["DisputeClosedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"] | components["schemas"]["CreditGrantCreatedEvent"] | components["schemas"]["CreditGrantAppliedEvent"] | components["schemas"]["CreditGrantDepletedEvent"] | components["schemas"]["CreditGrantExpiredEvent"] | components["schemas"]["CreditGrantVoidedEvent"] | components["schemas"]["CreditGrantReinstatedEvent"] | components["schemas"]["ApiKeyRolledEvent"] | components["schemas"]["AlertTriggeredEvent"] | components["schemas"]["AlertResolvedEvent"];
+        Event: components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentRefundedEvent"] | components["schemas"]["CheckoutSessionCreatedEvent"] | components["schemas"]["CheckoutSessionUpdatedEvent"] | components["schemas"]["CheckoutSessionDeletedEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["CheckoutSessionExpiredEvent"] | components["schemas"]["PaymentIntentCreatedEvent"] | components["schemas"]["PaymentIntentProcessingEvent"] | components["schemas"]["PaymentIntentRequiresActionEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedEvent"] | components["schemas"]["PaymentIntentSucceededEvent"] | components["schemas"]["PaymentIntentCanceledEvent"] | components["schemas"]["PaymentIntentPaymentFailedEvent"] | components["schemas"]["PaymentIntentPartiallyFundedEvent"] | components["schemas"]["CustomerSubscriptionCreatedEvent"] | components["schemas"]["CustomerSubscriptionUpdatedEvent"] | components["schemas"]["CustomerSubscriptionPausedEvent"] | components["schemas"]["CustomerSubscriptionResumedEvent"] | components["schemas"]["CustomerSubscriptionCancelledEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndEvent"] | components["schemas"]["InvoiceCreatedEvent"] | components["schemas"]["InvoiceFinalizedEvent"] | components["schemas"]["InvoicePaidEvent"] | components["schemas"]["InvoicePaymentSucceededEvent"] | components["schemas"]["InvoicePaymentFailedEvent"] | components["schemas"]["InvoicePaymentActionRequiredEvent"] | components["schemas"]["InvoiceOverdueEvent"] | components["schemas"]["InvoiceVoidedEvent"] | components["schemas"]["InvoiceMarkedUncollectibleEvent"] | components["schemas"]["InvoiceRefundedEvent"] | components["schemas"]["InvoiceUpcomingEvent"] | components["schemas"]["CustomerCreatedEvent"] | components["schemas"]["CustomerUpdatedEvent"] | components["schemas"]["CustomerDeletedEvent"] | components["schemas"]["CustomerDiscountCreatedEvent"] | components["schemas"]["CustomerDiscountUpdatedEvent"] | components["schemas"]["CustomerDiscountDeletedEvent"] | components["schemas"]["CouponCreatedEvent"] | components["schemas"]["CouponUpdatedEvent"] | components["schemas"]["CouponDeletedEvent"] | components["schemas"]["PriceCreatedEvent"] | components["schemas"]["PriceUpdatedEvent"] | components["schemas"]["PriceDeletedEvent"] | components["schemas"]["ProductCreatedEvent"] | components["schemas"]["ProductUpdatedEvent"] | components["schemas"]["ProductDeletedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundUpdatedEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["ApiTokenCreatedEvent"] | components["schemas"]["ApiTokenRevokedEvent"] | components["schemas"]["WebhookEndpointCreatedEvent"] | components["schemas"]["WebhookEndpointUpdatedEvent"] | components["schemas"]["WebhookEndpointDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointEnabledEvent"] | components["schemas"]["WebhookEndpointSecretRotatedEvent"] | components["schemas"]["UserSignedInEvent"] | components["schemas"]["UserSignInFailedEvent"] | components["schemas"]["UserSignedOutEvent"] | components["schemas"]["UserPasswordChangedEvent"] | components["schemas"]["AccountSettingsUpdatedEvent"] | components["schemas"]["TaxRateCreatedEvent"] | components["schemas"]["TaxRateUpdatedEvent"] | components["schemas"]["MeterCreatedEvent"] | components["schemas"]["MeterUpdatedEvent"] | components["schemas"]["MeterDeactivatedEvent"] | components["schemas"]["MeterReactivatedEvent"] | components["schemas"]["FeatureCreatedEvent"] | components["schemas"]["ProductFeatureAttachedEvent"] | components["schemas"]["ProductFeatureDetachedEvent"] | components["schemas"]["CustomerEntitlementsUpdatedEvent"] | components["schemas"]["PortalConfigurationUpdatedEvent"] | components["schemas"]["CreditNoteCreatedEvent"] | components["schemas"]["CreditNoteVoidedEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedEvent"] | components["schemas"]["MemberInvitedEvent"] | components["schemas"]["MemberInvitationRevokedEvent"] | components["schemas"]["MemberJoinedEvent"] | components["schemas"]["MemberRoleChangedEvent"] | components["schemas"]["MemberRemovedEvent"] | components["schemas"]["PaymentProcessorConnectedEvent"] | components["schemas"]["PaymentProcessorDisconnectedEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledEvent"] | components["schemas"]["PaymentMethodAttachedEvent"] | components["schemas"]["PaymentMethodDetachedEvent"] | components["schemas"]["PaymentMethodUpdatedEvent"] | components["schemas"]["DisputeCreatedEvent"] | components["schemas"]["DisputeUpdatedEvent"] | components["schemas"]["DisputeClosedEvent"] | components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailFailedEvent"] | components["schemas"]["CreditGrantCreatedEvent"] | components["schemas"]["CreditGrantAppliedEvent"] | components["schemas"]["CreditGrantDepletedEvent"] | components["schemas"]["CreditGrantExpiredEvent"] | components["schemas"]["CreditGrantVoidedEvent"] | components["schemas"]["CreditGrantReinstatedEvent"] | components["schemas"]["ApiKeyRolledEvent"] | components["schemas"]["AlertTriggeredEvent"] | components["schemas"]["AlertResolvedEvent"];
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4gjjz1wdvt9daqg200k4rast",
+         *       "id": "evt_prod_06h2nvfz4zw3wjh9wmceh79hgsy1c",
          *       "type": "payment.succeeded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2m4gjgfw9ja69sf7yrb67sv8ty",
+         *       "aggregate_id": "py_prod_06h2nvfz4c5eq6sq93d67yqf1sq3g",
          *       "data": {
-         *         "id": "py_prod_06h2m4gjgfw9ja69sf7yrb67sv8ty",
+         *         "id": "py_prod_06h2nvfz4c5eq6sq93d67yqf1sq3g",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-30T01:29:17.187Z",
+         *         "created": "2026-11-30T05:29:30.147Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
+         *         "payment_intent": "pi_prod_06h2nvfyskge9z4m3cncxe566ng72",
          *         "payment_method": "pm_card_visa",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4ghgs44p9r86c5pn9zv0zq3e",
-         *       "request_id": "req_prod_06h2m4ghgs44p9r86c5pn9zv0zq3e",
+         *       "correlation_id": "req_prod_06h2nvfyrdahm8fqysdb0mj5jqyjt",
+         *       "request_id": "req_prod_06h2nvfyrdahm8fqysdb0mj5jqyjt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:17.207Z",
+         *       "created": "2026-11-30T05:29:30.151Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         PaymentSucceededEvent: {
@@ -15637,32 +15737,32 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4hbfxmm2jv5szgns5mkqhj1g",
+         *       "id": "evt_prod_06h2nvhf6en36eknvd3dgg9k370xt",
          *       "type": "payment.failed",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2m4hbepawhqn0962hv8y41ajbe",
+         *       "aggregate_id": "py_prod_06h2nvhf5s5fwnbmjaxbk9mywg4ay",
          *       "data": {
-         *         "id": "py_prod_06h2m4hbepawhqn0962hv8y41ajbe",
+         *         "id": "py_prod_06h2nvhf5s5fwnbmjaxbk9mywg4ay",
          *         "object": "payment",
          *         "status": "failed",
-         *         "created": "2026-11-30T01:29:23.573Z",
+         *         "created": "2026-11-30T05:29:42.446Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2m4hb5c54exxfjcxtdyypeg550",
+         *         "payment_intent": "pi_prod_06h2nvhf19b8gzq496pzv53bag6f4",
          *         "payment_method": "pm_sandbox_declined",
          *         "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *         "amount_refunded_atom": 0
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4hb29ya9cmz63cr88waxcf9e",
-         *       "request_id": "req_prod_06h2m4hb29ya9cmz63cr88waxcf9e",
+         *       "correlation_id": "req_prod_06h2nvhf07xc8n944nvrs895cx8rp",
+         *       "request_id": "req_prod_06h2nvhf07xc8n944nvrs895cx8rp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:23.583Z",
+         *       "created": "2026-11-30T05:29:42.452Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         PaymentFailedEvent: {
@@ -15707,44 +15807,44 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4he86xe3wqe0rfpne35h5b0c",
+         *       "id": "evt_prod_06h2nvhjaxd5jf9x5dvkd7srvqdtc",
          *       "type": "payment.refunded",
          *       "aggregate_type": "payment",
-         *       "aggregate_id": "py_prod_06h2m4haj9ymqewpke42zfj7t8hb0",
+         *       "aggregate_id": "py_prod_06h2nvheqgkdr8awca44wz022fsgm",
          *       "data": {
-         *         "id": "py_prod_06h2m4haj9ymqewpke42zfj7t8hb0",
+         *         "id": "py_prod_06h2nvheqgkdr8awca44wz022fsgm",
          *         "object": "payment",
          *         "status": "partially_refunded",
-         *         "created": "2026-11-30T01:29:23.346Z",
+         *         "created": "2026-11-30T05:29:42.332Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2m4hadrrkg6cctc4vx12cz465t",
+         *         "payment_intent": "pi_prod_06h2nvhddza3vcngtjd3pjvwvxqec",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 400
          *       },
          *       "previous_data": {
-         *         "id": "py_prod_06h2m4haj9ymqewpke42zfj7t8hb0",
+         *         "id": "py_prod_06h2nvheqgkdr8awca44wz022fsgm",
          *         "object": "payment",
          *         "status": "succeeded",
-         *         "created": "2026-11-30T01:29:23.346Z",
+         *         "created": "2026-11-30T05:29:42.332Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "amount_atom": 1000,
-         *         "payment_intent": "pi_prod_06h2m4hadrrkg6cctc4vx12cz465t",
+         *         "payment_intent": "pi_prod_06h2nvhddza3vcngtjd3pjvwvxqec",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "failure_message": null,
          *         "amount_refunded_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4hdygp25tj217tf50xcpfwea",
-         *       "request_id": "req_prod_06h2m4hdygp25tj217tf50xcpfwea",
+         *       "correlation_id": "req_prod_06h2nvhj3n7ns193th3tdvxbzze8y",
+         *       "request_id": "req_prod_06h2nvhj3n7ns193th3tdvxbzze8y",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:24.289Z",
+         *       "created": "2026-11-30T05:29:43.255Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         PaymentRefundedEvent: {
@@ -15789,29 +15889,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4jasm12wa3wmd75efdzn45y6",
+         *       "id": "evt_prod_06h2nvk3xbj33wfhbp0pvrnbb1zf2",
          *       "type": "checkout.session.created",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2m4jasfmftn8fmn6zq8f8h2xec",
+         *       "aggregate_id": "cs_prod_06h2nvk3wrk86narpgtwg76jvjm98",
          *       "data": {
-         *         "id": "cs_prod_06h2m4jasfmftn8fmn6zq8f8h2xec",
-         *         "url": "http://127.0.0.1:46319/checkout/cs_prod_06h2m4jasfmftn8fmn6zq8f8h2xec",
+         *         "id": "cs_prod_06h2nvk3wrk86narpgtwg76jvjm98",
+         *         "url": "http://127.0.0.1:43533/checkout/cs_prod_06h2nvk3wrk86narpgtwg76jvjm98",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-30T01:29:31.592Z",
+         *         "created": "2026-11-30T05:29:55.927Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:29:31.592Z",
+         *         "updated": "2026-11-30T05:29:55.927Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-12-01T01:29:31.592Z",
+         *         "expires_at": "2026-12-01T05:29:55.927Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *             "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15829,13 +15929,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4jarqwrmr2vwtfc8x37z1vk4",
-         *       "request_id": "req_prod_06h2m4jarqwrmr2vwtfc8x37z1vk4",
+         *       "correlation_id": "req_prod_06h2nvk3tdfdyaksyhvh1166at4ry",
+         *       "request_id": "req_prod_06h2nvk3tdfdyaksyhvh1166at4ry",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:31.597Z",
+         *       "created": "2026-11-30T05:29:55.946Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         CheckoutSessionCreatedEvent: {
@@ -15880,19 +15980,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4jbt5y6nxq4syh85t7bhpcq6",
+         *       "id": "evt_prod_06h2nvk95a6g6yfj3jj8tcjcw4grg",
          *       "type": "checkout.session.updated",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2m4jbnqtckg7nt0qhpzwdtgwmj",
+         *       "aggregate_id": "cs_prod_06h2nvk8qqfh4x3nesf2zyzddsvn0",
          *       "data": {
-         *         "id": "cs_prod_06h2m4jbnqtckg7nt0qhpzwdtgwmj",
-         *         "url": "http://127.0.0.1:46319/checkout/cs_prod_06h2m4jbnqtckg7nt0qhpzwdtgwmj",
+         *         "id": "cs_prod_06h2nvk8qqfh4x3nesf2zyzddsvn0",
+         *         "url": "http://127.0.0.1:43533/checkout/cs_prod_06h2nvk8qqfh4x3nesf2zyzddsvn0",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-30T01:29:31.818Z",
+         *         "created": "2026-11-30T05:29:57.110Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:29:31.856Z",
+         *         "updated": "2026-11-30T05:29:57.280Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -15901,10 +16001,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-12-01T01:29:31.818Z",
+         *         "expires_at": "2026-12-01T05:29:57.110Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *             "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15921,24 +16021,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2m4jbnqtckg7nt0qhpzwdtgwmj",
-         *         "url": "http://127.0.0.1:46319/checkout/cs_prod_06h2m4jbnqtckg7nt0qhpzwdtgwmj",
+         *         "id": "cs_prod_06h2nvk8qqfh4x3nesf2zyzddsvn0",
+         *         "url": "http://127.0.0.1:43533/checkout/cs_prod_06h2nvk8qqfh4x3nesf2zyzddsvn0",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-30T01:29:31.818Z",
+         *         "created": "2026-11-30T05:29:57.110Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:29:31.818Z",
+         *         "updated": "2026-11-30T05:29:57.110Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-12-01T01:29:31.818Z",
+         *         "expires_at": "2026-12-01T05:29:57.110Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *             "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -15955,13 +16055,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4jbsh3f61fffgq1yv0ggwc1w",
-         *       "request_id": "req_prod_06h2m4jbsh3f61fffgq1yv0ggwc1w",
+         *       "correlation_id": "req_prod_06h2nvk91eqnp778gad5z2cskg1vc",
+         *       "request_id": "req_prod_06h2nvk91eqnp778gad5z2cskg1vc",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:31.858Z",
+         *       "created": "2026-11-30T05:29:57.290Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         CheckoutSessionUpdatedEvent: {
@@ -16006,20 +16106,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4jbxfcwyfvwc49ywzt4077jp",
+         *       "id": "evt_prod_06h2nvk9my2vyzxbkz6v9ew9ncy84",
          *       "type": "checkout.session.deleted",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2m4jbnqtckg7nt0qhpzwdtgwmj",
+         *       "aggregate_id": "cs_prod_06h2nvk8qqfh4x3nesf2zyzddsvn0",
          *       "data": {
-         *         "id": "cs_prod_06h2m4jbnqtckg7nt0qhpzwdtgwmj",
-         *         "url": "http://127.0.0.1:46319/checkout/cs_prod_06h2m4jbnqtckg7nt0qhpzwdtgwmj",
+         *         "id": "cs_prod_06h2nvk8qqfh4x3nesf2zyzddsvn0",
+         *         "url": "http://127.0.0.1:43533/checkout/cs_prod_06h2nvk8qqfh4x3nesf2zyzddsvn0",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-30T01:29:31.818Z",
+         *         "created": "2026-11-30T05:29:57.110Z",
          *         "deleted": true,
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:29:31.881Z",
+         *         "updated": "2026-11-30T05:29:57.394Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16028,10 +16128,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-12-01T01:29:31.818Z",
+         *         "expires_at": "2026-12-01T05:29:57.110Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *             "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -16048,14 +16148,14 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2m4jbnqtckg7nt0qhpzwdtgwmj",
-         *         "url": "http://127.0.0.1:46319/checkout/cs_prod_06h2m4jbnqtckg7nt0qhpzwdtgwmj",
+         *         "id": "cs_prod_06h2nvk8qqfh4x3nesf2zyzddsvn0",
+         *         "url": "http://127.0.0.1:43533/checkout/cs_prod_06h2nvk8qqfh4x3nesf2zyzddsvn0",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-30T01:29:31.818Z",
+         *         "created": "2026-11-30T05:29:57.110Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:29:31.856Z",
+         *         "updated": "2026-11-30T05:29:57.280Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16064,10 +16164,10 @@ export type components = {
          *         },
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-12-01T01:29:31.818Z",
+         *         "expires_at": "2026-12-01T05:29:57.110Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *             "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -16084,13 +16184,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4jbwrgvattptcktpz5zqh318",
-         *       "request_id": "req_prod_06h2m4jbwrgvattptcktpz5zqh318",
+         *       "correlation_id": "req_prod_06h2nvk9et4y4q1y9t53m7rnmbwsj",
+         *       "request_id": "req_prod_06h2nvk9et4y4q1y9t53m7rnmbwsj",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T01:29:31.883Z",
+         *       "created": "2026-11-30T05:29:57.415Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         CheckoutSessionDeletedEvent: {
@@ -16135,29 +16235,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4jbgswxd3snca39zdmxqgs92",
+         *       "id": "evt_prod_06h2nvk718jqxbmb7g3xs9m99d67p",
          *       "type": "checkout.session.completed",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2m4jasfmftn8fmn6zq8f8h2xec",
+         *       "aggregate_id": "cs_prod_06h2nvk3wrk86narpgtwg76jvjm98",
          *       "data": {
-         *         "id": "cs_prod_06h2m4jasfmftn8fmn6zq8f8h2xec",
-         *         "url": "http://127.0.0.1:46319/checkout/cs_prod_06h2m4jasfmftn8fmn6zq8f8h2xec",
+         *         "id": "cs_prod_06h2nvk3wrk86narpgtwg76jvjm98",
+         *         "url": "http://127.0.0.1:43533/checkout/cs_prod_06h2nvk3wrk86narpgtwg76jvjm98",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "complete",
-         *         "created": "2026-11-30T01:29:31.592Z",
+         *         "created": "2026-11-30T05:29:55.927Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:29:31.780Z",
+         *         "updated": "2026-11-30T05:29:56.737Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4jb7tv1a7x49jm510pwwdtsp",
+         *         "customer": "cus_prod_06h2nvk4dz4q54d4wy06wew2wgzg2",
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-12-01T01:29:31.592Z",
+         *         "expires_at": "2026-12-01T05:29:55.927Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *             "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -16165,33 +16265,33 @@ export type components = {
          *           }
          *         ],
          *         "success_url": "https://example.com/thanks",
-         *         "completed_at": "2026-11-30T01:29:31.780Z",
+         *         "completed_at": "2026-11-30T05:29:56.737Z",
          *         "subscription": null,
          *         "customer_email": "new-buyer@example.com",
-         *         "payment_intent": "pi_prod_06h2m4jbaq2paencf521v9a6k4pbt",
+         *         "payment_intent": "pi_prod_06h2nvk4rf5a0sxc3e7k2qpcy57np",
          *         "payment_status": "paid",
          *         "amount_total_atom": 1000,
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2m4jasfmftn8fmn6zq8f8h2xec",
-         *         "url": "http://127.0.0.1:46319/checkout/cs_prod_06h2m4jasfmftn8fmn6zq8f8h2xec",
+         *         "id": "cs_prod_06h2nvk3wrk86narpgtwg76jvjm98",
+         *         "url": "http://127.0.0.1:43533/checkout/cs_prod_06h2nvk3wrk86narpgtwg76jvjm98",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-30T01:29:31.592Z",
+         *         "created": "2026-11-30T05:29:55.927Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:29:31.592Z",
+         *         "updated": "2026-11-30T05:29:55.927Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-12-01T01:29:31.592Z",
+         *         "expires_at": "2026-12-01T05:29:55.927Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *             "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -16208,13 +16308,13 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4jayxr65s5rdpddc4mc8yvgr",
-         *       "request_id": "req_prod_06h2m4jayxr65s5rdpddc4mc8yvgr",
+         *       "correlation_id": "req_prod_06h2nvk40g64vsn9s9jb9wxg08ef6",
+         *       "request_id": "req_prod_06h2nvk40g64vsn9s9jb9wxg08ef6",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:31.782Z",
+         *       "created": "2026-11-30T05:29:56.746Z",
          *       "actor_type": "customer",
-         *       "actor_id": "cus_prod_06h2m4jb7tv1a7x49jm510pwwdtsp"
+         *       "actor_id": "cus_prod_06h2nvk4dz4q54d4wy06wew2wgzg2"
          *     }
          */
         CheckoutSessionCompletedEvent: {
@@ -16259,29 +16359,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4jdb0517jj9a5e9gavvgghb6",
+         *       "id": "evt_prod_06h2nvkj5sb5arw0jeqd9m54by4s2",
          *       "type": "checkout.session.expired",
          *       "aggregate_type": "checkout_session",
-         *       "aggregate_id": "cs_prod_06h2m4jc1ehp99ev0ftp92gcpdn1r",
+         *       "aggregate_id": "cs_prod_06h2nvk9r946e76d47s048awy7k6m",
          *       "data": {
-         *         "id": "cs_prod_06h2m4jc1ehp99ev0ftp92gcpdn1r",
-         *         "url": "http://127.0.0.1:46319/checkout/cs_prod_06h2m4jc1ehp99ev0ftp92gcpdn1r",
+         *         "id": "cs_prod_06h2nvk9r946e76d47s048awy7k6m",
+         *         "url": "http://127.0.0.1:43533/checkout/cs_prod_06h2nvk9r946e76d47s048awy7k6m",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "expired",
-         *         "created": "2026-11-30T01:29:31.913Z",
+         *         "created": "2026-11-30T05:29:57.434Z",
          *         "invoice": null,
-         *         "updated": "2026-12-01T01:29:31.913Z",
+         *         "updated": "2026-12-01T05:29:57.434Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
-         *         "expired_at": "2026-12-01T01:29:31.913Z",
-         *         "expires_at": "2026-12-01T01:29:31.913Z",
+         *         "expired_at": "2026-12-01T05:29:57.434Z",
+         *         "expires_at": "2026-12-01T05:29:57.434Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *             "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -16298,24 +16398,24 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "previous_data": {
-         *         "id": "cs_prod_06h2m4jc1ehp99ev0ftp92gcpdn1r",
-         *         "url": "http://127.0.0.1:46319/checkout/cs_prod_06h2m4jc1ehp99ev0ftp92gcpdn1r",
+         *         "id": "cs_prod_06h2nvk9r946e76d47s048awy7k6m",
+         *         "url": "http://127.0.0.1:43533/checkout/cs_prod_06h2nvk9r946e76d47s048awy7k6m",
          *         "mode": "payment",
          *         "object": "checkout_session",
          *         "status": "open",
-         *         "created": "2026-11-30T01:29:31.913Z",
+         *         "created": "2026-11-30T05:29:57.434Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:29:31.913Z",
+         *         "updated": "2026-11-30T05:29:57.434Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "cancel_url": null,
          *         "expired_at": null,
-         *         "expires_at": "2026-12-01T01:29:31.913Z",
+         *         "expires_at": "2026-12-01T05:29:57.434Z",
          *         "line_items": [
          *           {
-         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *             "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *             "quantity": 2,
          *             "amount_atom": 1000,
          *             "description": "Pro",
@@ -16332,11 +16432,11 @@ export type components = {
          *         "subscription_data": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4jc5ba3amajb4j832kr579dw",
+         *       "correlation_id": "req_prod_06h2nvkcdg0ye76zmt8ajeb6j3zcy",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-01T01:29:31.913Z",
+         *       "created": "2026-12-01T05:29:57.434Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -16383,17 +16483,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4ghpa1abcnxnaa0ckt3sr1b0",
+         *       "id": "evt_prod_06h2nvfyvcp06mcmh5tyh74xkz8gj",
          *       "type": "payment_intent.created",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
+         *       "aggregate_id": "pi_prod_06h2nvfyskge9z4m3cncxe566ng72",
          *       "data": {
-         *         "id": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
+         *         "id": "pi_prod_06h2nvfyskge9z4m3cncxe566ng72",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-30T01:29:16.954Z",
+         *         "created": "2026-11-30T05:29:30.060Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:29:16.954Z",
+         *         "updated": "2026-11-30T05:29:30.060Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16408,13 +16508,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4ghgs44p9r86c5pn9zv0zq3e",
-         *       "request_id": "req_prod_06h2m4ghgs44p9r86c5pn9zv0zq3e",
+         *       "correlation_id": "req_prod_06h2nvfyrdahm8fqysdb0mj5jqyjt",
+         *       "request_id": "req_prod_06h2nvfyrdahm8fqysdb0mj5jqyjt",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:16.978Z",
+         *       "created": "2026-11-30T05:29:30.075Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         PaymentIntentCreatedEvent: {
@@ -16459,17 +16559,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4gjecrwprmt9ehpjbk7x2800",
+         *       "id": "evt_prod_06h2nvfz40yf3prc8b6r2kz2hwagp",
          *       "type": "payment_intent.processing",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
+         *       "aggregate_id": "pi_prod_06h2nvfyskge9z4m3cncxe566ng72",
          *       "data": {
-         *         "id": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
+         *         "id": "pi_prod_06h2nvfyskge9z4m3cncxe566ng72",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-30T01:29:16.954Z",
+         *         "created": "2026-11-30T05:29:30.060Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:29:17.166Z",
+         *         "updated": "2026-11-30T05:29:30.134Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16483,12 +16583,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
+         *         "id": "pi_prod_06h2nvfyskge9z4m3cncxe566ng72",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-30T01:29:16.954Z",
+         *         "created": "2026-11-30T05:29:30.060Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:29:17.026Z",
+         *         "updated": "2026-11-30T05:29:30.090Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16502,13 +16602,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4ghgs44p9r86c5pn9zv0zq3e",
-         *       "request_id": "req_prod_06h2m4ghgs44p9r86c5pn9zv0zq3e",
+         *       "correlation_id": "req_prod_06h2nvfyrdahm8fqysdb0mj5jqyjt",
+         *       "request_id": "req_prod_06h2nvfyrdahm8fqysdb0mj5jqyjt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:17.172Z",
+         *       "created": "2026-11-30T05:29:30.144Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         PaymentIntentProcessingEvent: {
@@ -16553,19 +16653,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4hc38tks43xbd9zcwkkf4a24",
+         *       "id": "evt_prod_06h2nvhfpd97pfws7z1mt0vmphb3m",
          *       "type": "payment_intent.requires_action",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2m4hbzrnkw5qya4ecw9ec9jqy0",
+         *       "aggregate_id": "pi_prod_06h2nvhfb0c8s6wdws0xf02xz86g8",
          *       "data": {
-         *         "id": "pi_prod_06h2m4hbzrnkw5qya4ecw9ec9jqy0",
+         *         "id": "pi_prod_06h2nvhfb0c8s6wdws0xf02xz86g8",
          *         "object": "payment_intent",
          *         "status": "requires_action",
-         *         "created": "2026-11-30T01:29:23.710Z",
+         *         "created": "2026-11-30T05:29:42.488Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:29:23.734Z",
+         *         "updated": "2026-11-30T05:29:42.558Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16577,14 +16677,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2m4hbzrnkw5qya4ecw9ec9jqy0",
+         *         "id": "pi_prod_06h2nvhfb0c8s6wdws0xf02xz86g8",
          *         "object": "payment_intent",
          *         "status": "requires_confirmation",
-         *         "created": "2026-11-30T01:29:23.710Z",
+         *         "created": "2026-11-30T05:29:42.488Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:29:23.710Z",
+         *         "updated": "2026-11-30T05:29:42.488Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16596,13 +16696,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4hbw3rdyrzp6tdnrhk79xfbm",
-         *       "request_id": "req_prod_06h2m4hbw3rdyrzp6tdnrhk79xfbm",
+         *       "correlation_id": "req_prod_06h2nvhfafkgh8xjzbqdebrqr85kj",
+         *       "request_id": "req_prod_06h2nvhfafkgh8xjzbqdebrqr85kj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:23.738Z",
+         *       "created": "2026-11-30T05:29:42.579Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         PaymentIntentRequiresActionEvent: {
@@ -16647,19 +16747,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4hcga46kkagvzsenvfbp4xbp",
+         *       "id": "evt_prod_06h2nvhhbbfdqt7npfpk4ddq2h1k4",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2m4hcertz0wd920q96q2b6jgf8",
+         *       "aggregate_id": "pi_prod_06h2nvhh9az3s1m3gw3eqba6yq5kj",
          *       "data": {
-         *         "id": "pi_prod_06h2m4hcertz0wd920q96q2b6jgf8",
+         *         "id": "pi_prod_06h2nvhh9az3s1m3gw3eqba6yq5kj",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-30T01:29:23.830Z",
+         *         "created": "2026-11-30T05:29:42.986Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:29:23.839Z",
+         *         "updated": "2026-11-30T05:29:42.999Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16671,14 +16771,14 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2m4hcertz0wd920q96q2b6jgf8",
+         *         "id": "pi_prod_06h2nvhh9az3s1m3gw3eqba6yq5kj",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-30T01:29:23.830Z",
+         *         "created": "2026-11-30T05:29:42.986Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:29:23.835Z",
+         *         "updated": "2026-11-30T05:29:42.995Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16690,13 +16790,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4hcdq7e2ys675n6rk8b5pdy8",
-         *       "request_id": "req_prod_06h2m4hcdq7e2ys675n6rk8b5pdy8",
+         *       "correlation_id": "req_prod_06h2nvhh8n3tvm7n2wqqhy1nk0pep",
+         *       "request_id": "req_prod_06h2nvhh8n3tvm7n2wqqhy1nk0pep",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T01:29:23.842Z",
+         *       "created": "2026-11-30T05:29:43.002Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         PaymentIntentAmountCapturableUpdatedEvent: {
@@ -16741,17 +16841,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4gjre3p0d8d6738wh0sbtdjr",
+         *       "id": "evt_prod_06h2nvfz6f0x39pkdmrr9gegx84pr",
          *       "type": "payment_intent.succeeded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
+         *       "aggregate_id": "pi_prod_06h2nvfyskge9z4m3cncxe566ng72",
          *       "data": {
-         *         "id": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
+         *         "id": "pi_prod_06h2nvfyskge9z4m3cncxe566ng72",
          *         "object": "payment_intent",
          *         "status": "succeeded",
-         *         "created": "2026-11-30T01:29:16.954Z",
+         *         "created": "2026-11-30T05:29:30.060Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:29:17.243Z",
+         *         "updated": "2026-11-30T05:29:30.161Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16765,12 +16865,12 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
+         *         "id": "pi_prod_06h2nvfyskge9z4m3cncxe566ng72",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-30T01:29:16.954Z",
+         *         "created": "2026-11-30T05:29:30.060Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:29:17.166Z",
+         *         "updated": "2026-11-30T05:29:30.134Z",
          *         "currency": "usd",
          *         "customer": null,
          *         "livemode": false,
@@ -16784,13 +16884,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4ghgs44p9r86c5pn9zv0zq3e",
-         *       "request_id": "req_prod_06h2m4ghgs44p9r86c5pn9zv0zq3e",
+         *       "correlation_id": "req_prod_06h2nvfyrdahm8fqysdb0mj5jqyjt",
+         *       "request_id": "req_prod_06h2nvfyrdahm8fqysdb0mj5jqyjt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T01:29:17.251Z",
+         *       "created": "2026-11-30T05:29:30.163Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         PaymentIntentSucceededEvent: {
@@ -16835,23 +16935,23 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4hcyem7n6swbvb9jctdhsw34",
+         *       "id": "evt_prod_06h2nvhhk50w4ew8jydcv9y79vfbe",
          *       "type": "payment_intent.canceled",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2m4hcertz0wd920q96q2b6jgf8",
+         *       "aggregate_id": "pi_prod_06h2nvhh9az3s1m3gw3eqba6yq5kj",
          *       "data": {
-         *         "id": "pi_prod_06h2m4hcertz0wd920q96q2b6jgf8",
+         *         "id": "pi_prod_06h2nvhh9az3s1m3gw3eqba6yq5kj",
          *         "object": "payment_intent",
          *         "status": "canceled",
-         *         "created": "2026-11-30T01:29:23.830Z",
+         *         "created": "2026-11-30T05:29:42.986Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:29:23.939Z",
+         *         "updated": "2026-11-30T05:29:43.062Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
-         *         "canceled_at": "2026-11-30T01:29:23.939Z",
+         *         "canceled_at": "2026-11-30T05:29:43.062Z",
          *         "capture_method": "manual",
          *         "payment_method": "pm_sandbox_succeeds",
          *         "last_payment_error": null,
@@ -16859,14 +16959,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2m4hcertz0wd920q96q2b6jgf8",
+         *         "id": "pi_prod_06h2nvhh9az3s1m3gw3eqba6yq5kj",
          *         "object": "payment_intent",
          *         "status": "requires_capture",
-         *         "created": "2026-11-30T01:29:23.830Z",
+         *         "created": "2026-11-30T05:29:42.986Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:29:23.839Z",
+         *         "updated": "2026-11-30T05:29:42.999Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16878,13 +16978,13 @@ export type components = {
          *         "amount_capturable_atom": 1000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4hcsb3rv3arb5e10swjd5aat",
-         *       "request_id": "req_prod_06h2m4hcsb3rv3arb5e10swjd5aat",
+         *       "correlation_id": "req_prod_06h2nvhhhwxyb9xjj4ec00ndkdnh2",
+         *       "request_id": "req_prod_06h2nvhhhwxyb9xjj4ec00ndkdnh2",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-30T01:29:23.955Z",
+         *       "created": "2026-11-30T05:29:43.066Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         PaymentIntentCanceledEvent: {
@@ -16929,19 +17029,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4hbj6wzwv9ak661x49cawb22",
+         *       "id": "evt_prod_06h2nvhf84tr99dg5t41ahpnnxam6",
          *       "type": "payment_intent.payment_failed",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2m4hb5c54exxfjcxtdyypeg550",
+         *       "aggregate_id": "pi_prod_06h2nvhf19b8gzq496pzv53bag6f4",
          *       "data": {
-         *         "id": "pi_prod_06h2m4hb5c54exxfjcxtdyypeg550",
+         *         "id": "pi_prod_06h2nvhf19b8gzq496pzv53bag6f4",
          *         "object": "payment_intent",
          *         "status": "requires_payment_method",
-         *         "created": "2026-11-30T01:29:23.499Z",
+         *         "created": "2026-11-30T05:29:42.410Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:29:23.587Z",
+         *         "updated": "2026-11-30T05:29:42.460Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16953,14 +17053,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2m4hb5c54exxfjcxtdyypeg550",
+         *         "id": "pi_prod_06h2nvhf19b8gzq496pzv53bag6f4",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-30T01:29:23.499Z",
+         *         "created": "2026-11-30T05:29:42.410Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:29:23.562Z",
+         *         "updated": "2026-11-30T05:29:42.436Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -16972,13 +17072,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4hb29ya9cmz63cr88waxcf9e",
-         *       "request_id": "req_prod_06h2m4hb29ya9cmz63cr88waxcf9e",
+         *       "correlation_id": "req_prod_06h2nvhf07xc8n944nvrs895cx8rp",
+         *       "request_id": "req_prod_06h2nvhf07xc8n944nvrs895cx8rp",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T01:29:23.601Z",
+         *       "created": "2026-11-30T05:29:42.465Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         PaymentIntentPaymentFailedEvent: {
@@ -17023,19 +17123,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4hca9a54s8kdy8q0vt1wyk56",
+         *       "id": "evt_prod_06h2nvhh371e7wf4f7ennm3tgcxva",
          *       "type": "payment_intent.partially_funded",
          *       "aggregate_type": "payment_intent",
-         *       "aggregate_id": "pi_prod_06h2m4hc7144aq0y7p9vczs6949jy",
+         *       "aggregate_id": "pi_prod_06h2nvhg8fjyt4ad0tgwj65wmggkm",
          *       "data": {
-         *         "id": "pi_prod_06h2m4hc7144aq0y7p9vczs6949jy",
+         *         "id": "pi_prod_06h2nvhg8fjyt4ad0tgwj65wmggkm",
          *         "object": "payment_intent",
          *         "status": "partially_funded",
-         *         "created": "2026-11-30T01:29:23.768Z",
+         *         "created": "2026-11-30T05:29:42.723Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:29:23.780Z",
+         *         "updated": "2026-11-30T05:29:42.919Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -17047,14 +17147,14 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "pi_prod_06h2m4hc7144aq0y7p9vczs6949jy",
+         *         "id": "pi_prod_06h2nvhg8fjyt4ad0tgwj65wmggkm",
          *         "object": "payment_intent",
          *         "status": "processing",
-         *         "created": "2026-11-30T01:29:23.768Z",
+         *         "created": "2026-11-30T05:29:42.723Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:29:23.771Z",
+         *         "updated": "2026-11-30T05:29:42.827Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
          *         "metadata": {},
          *         "amount_atom": 1000,
@@ -17066,13 +17166,13 @@ export type components = {
          *         "amount_capturable_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4hc6gbwk6s21229z2y5hnwst",
-         *       "request_id": "req_prod_06h2m4hc6gbwk6s21229z2y5hnwst",
+         *       "correlation_id": "req_prod_06h2nvhg4tm8w9rc2m12dps77w4tp",
+         *       "request_id": "req_prod_06h2nvhg4tm8w9rc2m12dps77w4tp",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T01:29:23.794Z",
+         *       "created": "2026-11-30T05:29:42.937Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         PaymentIntentPartiallyFundedEvent: {
@@ -17117,48 +17217,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4j2dt89d8g00q4nfxf3zjfrc",
+         *       "id": "evt_prod_06h2nvjparzf9yt5zy3fe8tt1c6wc",
          *       "type": "customer.subscription.created",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
+         *       "aggregate_id": "sub_prod_06h2nvjnt89t924evvd0d6ct5pahm",
          *       "data": {
-         *         "id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
+         *         "id": "sub_prod_06h2nvjnt89t924evvd0d6ct5pahm",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2m4j21jwx6ktsm36ycjn56kz8e",
-         *             "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
+         *             "id": "si_prod_06h2nvjnt89t924evvd0d6ct5pahp",
+         *             "price": "price_prod_06h2nvgjxt2stet2b7j2257kxhtg0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-30T01:29:29.327Z",
-         *         "updated": "2026-11-30T01:29:29.327Z",
+         *         "created": "2026-11-30T05:29:52.330Z",
+         *         "updated": "2026-11-30T05:29:52.330Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2m4j22a42ap199jdq59d3rbe4c",
+         *         "latest_invoice": "in_prod_06h2nvjny43fhdvnhhrnh8v0e9tta",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-30T01:29:29.327Z",
+         *         "current_period_end": "2026-12-30T05:29:52.330Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-30T01:29:29.327Z",
+         *         "current_period_start": "2026-11-30T05:29:52.330Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4j1xgvn9814mkws8e15h377m",
-         *       "request_id": "req_prod_06h2m4j1xgvn9814mkws8e15h377m",
+         *       "correlation_id": "req_prod_06h2nvjnryrp55xpj18rh7x0nnggj",
+         *       "request_id": "req_prod_06h2nvjnryrp55xpj18rh7x0nnggj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:29.454Z",
+         *       "created": "2026-11-30T05:29:52.470Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         CustomerSubscriptionCreatedEvent: {
@@ -17203,25 +17303,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4j3ehy6tmfasp5y9dnp76yde",
+         *       "id": "evt_prod_06h2nvjqgq26py9q9p71qkfn8phc2",
          *       "type": "customer.subscription.updated",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
+         *       "aggregate_id": "sub_prod_06h2nvjnt89t924evvd0d6ct5pahm",
          *       "data": {
-         *         "id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
+         *         "id": "sub_prod_06h2nvjnt89t924evvd0d6ct5pahm",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2m4j21jwx6ktsm36ycjn56kz8e",
-         *             "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
+         *             "id": "si_prod_06h2nvjnt89t924evvd0d6ct5pahp",
+         *             "price": "price_prod_06h2nvgjxt2stet2b7j2257kxhtg0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-30T01:29:29.327Z",
-         *         "updated": "2026-11-30T01:29:29.713Z",
+         *         "created": "2026-11-30T05:29:52.330Z",
+         *         "updated": "2026-11-30T05:29:52.760Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -17230,51 +17330,51 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2m4j22a42ap199jdq59d3rbe4c",
+         *         "latest_invoice": "in_prod_06h2nvjny43fhdvnhhrnh8v0e9tta",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-30T01:29:29.327Z",
+         *         "current_period_end": "2026-12-30T05:29:52.330Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-30T01:29:29.327Z",
+         *         "current_period_start": "2026-11-30T05:29:52.330Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
+         *         "id": "sub_prod_06h2nvjnt89t924evvd0d6ct5pahm",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2m4j21jwx6ktsm36ycjn56kz8e",
-         *             "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
+         *             "id": "si_prod_06h2nvjnt89t924evvd0d6ct5pahp",
+         *             "price": "price_prod_06h2nvgjxt2stet2b7j2257kxhtg0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-30T01:29:29.327Z",
-         *         "updated": "2026-11-30T01:29:29.327Z",
+         *         "created": "2026-11-30T05:29:52.330Z",
+         *         "updated": "2026-11-30T05:29:52.330Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2m4j22a42ap199jdq59d3rbe4c",
+         *         "latest_invoice": "in_prod_06h2nvjny43fhdvnhhrnh8v0e9tta",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-30T01:29:29.327Z",
+         *         "current_period_end": "2026-12-30T05:29:52.330Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-30T01:29:29.327Z",
+         *         "current_period_start": "2026-11-30T05:29:52.330Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4j3d5e5pv3629epgcykrj1fe",
-         *       "request_id": "req_prod_06h2m4j3d5e5pv3629epgcykrj1fe",
+         *       "correlation_id": "req_prod_06h2nvjqddaxacwgnmkt9e3nzycpa",
+         *       "request_id": "req_prod_06h2nvjqddaxacwgnmkt9e3nzycpa",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:29.717Z",
+         *       "created": "2026-11-30T05:29:52.773Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         CustomerSubscriptionUpdatedEvent: {
@@ -17319,56 +17419,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4j43ehyh3yg9ahjxh0gr67ww",
+         *       "id": "evt_prod_06h2nvjrph9w2k1tvyf5y1bmknz0y",
          *       "type": "customer.subscription.paused",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
+         *       "aggregate_id": "sub_prod_06h2nvjnt89t924evvd0d6ct5pahm",
          *       "data": {
-         *         "id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
+         *         "id": "sub_prod_06h2nvjnt89t924evvd0d6ct5pahm",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2m4j21jwx6ktsm36ycjn56kz8e",
-         *             "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
+         *             "id": "si_prod_06h2nvjnt89t924evvd0d6ct5pahp",
+         *             "price": "price_prod_06h2nvgjxt2stet2b7j2257kxhtg0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-30T01:29:29.327Z",
-         *         "updated": "2026-11-30T01:29:29.837Z",
+         *         "created": "2026-11-30T05:29:52.330Z",
+         *         "updated": "2026-11-30T05:29:53.018Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-30T01:29:29.837Z",
+         *         "paused_at": "2026-11-30T05:29:53.018Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2m4j22a42ap199jdq59d3rbe4c",
+         *         "latest_invoice": "in_prod_06h2nvjny43fhdvnhhrnh8v0e9tta",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-30T01:29:29.327Z",
+         *         "current_period_end": "2026-12-30T05:29:52.330Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-30T01:29:29.327Z",
+         *         "current_period_start": "2026-11-30T05:29:52.330Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
+         *         "id": "sub_prod_06h2nvjnt89t924evvd0d6ct5pahm",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2m4j21jwx6ktsm36ycjn56kz8e",
-         *             "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
+         *             "id": "si_prod_06h2nvjnt89t924evvd0d6ct5pahp",
+         *             "price": "price_prod_06h2nvgjxt2stet2b7j2257kxhtg0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-30T01:29:29.327Z",
-         *         "updated": "2026-11-30T01:29:29.713Z",
+         *         "created": "2026-11-30T05:29:52.330Z",
+         *         "updated": "2026-11-30T05:29:52.760Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -17377,22 +17477,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2m4j22a42ap199jdq59d3rbe4c",
+         *         "latest_invoice": "in_prod_06h2nvjny43fhdvnhhrnh8v0e9tta",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-30T01:29:29.327Z",
+         *         "current_period_end": "2026-12-30T05:29:52.330Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-30T01:29:29.327Z",
+         *         "current_period_start": "2026-11-30T05:29:52.330Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4j3m0zh4m44hft37f9mg2zgy",
-         *       "request_id": "req_prod_06h2m4j3m0zh4m44hft37f9mg2zgy",
+         *       "correlation_id": "req_prod_06h2nvjr31sycnssp5qvdxbh2zcda",
+         *       "request_id": "req_prod_06h2nvjr31sycnssp5qvdxbh2zcda",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T01:29:29.883Z",
+         *       "created": "2026-11-30T05:29:53.076Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         CustomerSubscriptionPausedEvent: {
@@ -17437,25 +17537,25 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4j6bwh9fbw24sk9xmx4g4dqm",
+         *       "id": "evt_prod_06h2nvjt72dvxatyamgab0jqh4q84",
          *       "type": "customer.subscription.resumed",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
+         *       "aggregate_id": "sub_prod_06h2nvjnt89t924evvd0d6ct5pahm",
          *       "data": {
-         *         "id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
+         *         "id": "sub_prod_06h2nvjnt89t924evvd0d6ct5pahm",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2m4j21jwx6ktsm36ycjn56kz8e",
-         *             "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
+         *             "id": "si_prod_06h2nvjnt89t924evvd0d6ct5pahp",
+         *             "price": "price_prod_06h2nvgjxt2stet2b7j2257kxhtg0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-30T01:29:29.327Z",
-         *         "updated": "2026-11-30T01:29:30.362Z",
+         *         "created": "2026-11-30T05:29:52.330Z",
+         *         "updated": "2026-11-30T05:29:53.438Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -17464,53 +17564,53 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2m4j22a42ap199jdq59d3rbe4c",
+         *         "latest_invoice": "in_prod_06h2nvjny43fhdvnhhrnh8v0e9tta",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-30T01:29:29.327Z",
+         *         "current_period_end": "2026-12-30T05:29:52.330Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-30T01:29:29.327Z",
+         *         "current_period_start": "2026-11-30T05:29:52.330Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
+         *         "id": "sub_prod_06h2nvjnt89t924evvd0d6ct5pahm",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2m4j21jwx6ktsm36ycjn56kz8e",
-         *             "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
+         *             "id": "si_prod_06h2nvjnt89t924evvd0d6ct5pahp",
+         *             "price": "price_prod_06h2nvgjxt2stet2b7j2257kxhtg0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "paused",
-         *         "created": "2026-11-30T01:29:29.327Z",
-         *         "updated": "2026-11-30T01:29:29.837Z",
+         *         "created": "2026-11-30T05:29:52.330Z",
+         *         "updated": "2026-11-30T05:29:53.018Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
-         *         "paused_at": "2026-11-30T01:29:29.837Z",
+         *         "paused_at": "2026-11-30T05:29:53.018Z",
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2m4j22a42ap199jdq59d3rbe4c",
+         *         "latest_invoice": "in_prod_06h2nvjny43fhdvnhhrnh8v0e9tta",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-30T01:29:29.327Z",
+         *         "current_period_end": "2026-12-30T05:29:52.330Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-30T01:29:29.327Z",
+         *         "current_period_start": "2026-11-30T05:29:52.330Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4j5fc41q945hjqaa7sajfefa",
-         *       "request_id": "req_prod_06h2m4j5fc41q945hjqaa7sajfefa",
+         *       "correlation_id": "req_prod_06h2nvjt1pxvra611tmyrrnqy2y68",
+         *       "request_id": "req_prod_06h2nvjt1pxvra611tmyrrnqy2y68",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-30T01:29:30.463Z",
+         *       "created": "2026-11-30T05:29:53.465Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         CustomerSubscriptionResumedEvent: {
@@ -17555,56 +17655,56 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4j79gqyppb7tgb8475sn6zh0",
+         *       "id": "evt_prod_06h2nvjtxejq7s2p4d2nep12endcw",
          *       "type": "customer.subscription.cancelled",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
+         *       "aggregate_id": "sub_prod_06h2nvjnt89t924evvd0d6ct5pahm",
          *       "data": {
-         *         "id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
+         *         "id": "sub_prod_06h2nvjnt89t924evvd0d6ct5pahm",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2m4j21jwx6ktsm36ycjn56kz8e",
-         *             "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
+         *             "id": "si_prod_06h2nvjnt89t924evvd0d6ct5pahp",
+         *             "price": "price_prod_06h2nvgjxt2stet2b7j2257kxhtg0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "cancelled",
-         *         "created": "2026-11-30T01:29:29.327Z",
-         *         "updated": "2026-11-30T01:29:30.678Z",
+         *         "created": "2026-11-30T05:29:52.330Z",
+         *         "updated": "2026-11-30T05:29:53.590Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
          *         },
          *         "paused_at": null,
          *         "trial_end": null,
-         *         "cancelled_at": "2026-11-30T01:29:30.678Z",
+         *         "cancelled_at": "2026-11-30T05:29:53.590Z",
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2m4j22a42ap199jdq59d3rbe4c",
+         *         "latest_invoice": "in_prod_06h2nvjny43fhdvnhhrnh8v0e9tta",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-30T01:29:29.327Z",
+         *         "current_period_end": "2026-12-30T05:29:52.330Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-30T01:29:29.327Z",
+         *         "current_period_start": "2026-11-30T05:29:52.330Z",
          *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
+         *         "id": "sub_prod_06h2nvjnt89t924evvd0d6ct5pahm",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2m4j21jwx6ktsm36ycjn56kz8e",
-         *             "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
+         *             "id": "si_prod_06h2nvjnt89t924evvd0d6ct5pahp",
+         *             "price": "price_prod_06h2nvgjxt2stet2b7j2257kxhtg0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "active",
-         *         "created": "2026-11-30T01:29:29.327Z",
-         *         "updated": "2026-11-30T01:29:30.362Z",
+         *         "created": "2026-11-30T05:29:52.330Z",
+         *         "updated": "2026-11-30T05:29:53.438Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
          *         "metadata": {
          *           "plan": "pro"
@@ -17613,22 +17713,22 @@ export type components = {
          *         "trial_end": null,
          *         "cancelled_at": null,
          *         "days_until_due": null,
-         *         "latest_invoice": "in_prod_06h2m4j22a42ap199jdq59d3rbe4c",
+         *         "latest_invoice": "in_prod_06h2nvjny43fhdvnhhrnh8v0e9tta",
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-30T01:29:29.327Z",
+         *         "current_period_end": "2026-12-30T05:29:52.330Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-30T01:29:29.327Z",
+         *         "current_period_start": "2026-11-30T05:29:52.330Z",
          *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4j74g1fenzg7j9k8wpsmva86",
-         *       "request_id": "req_prod_06h2m4j74g1fenzg7j9k8wpsmva86",
+         *       "correlation_id": "req_prod_06h2nvjtm41xk3dj3amkkqn1xrfsj",
+         *       "request_id": "req_prod_06h2nvjtm41xk3dj3amkkqn1xrfsj",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-30T01:29:30.700Z",
+         *       "created": "2026-11-30T05:29:53.643Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         CustomerSubscriptionCancelledEvent: {
@@ -17673,46 +17773,46 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4je5v37qd6tec9n68d2qaqxp",
+         *       "id": "evt_prod_06h2nvkna9xedqy18p6d0n279k8ry",
          *       "type": "customer.subscription.trial_will_end",
          *       "aggregate_type": "subscription",
-         *       "aggregate_id": "sub_prod_06h2m4j7ffmd86hrb483vpcxakssr",
+         *       "aggregate_id": "sub_prod_06h2nvjvz0xwm9xx8n8t33gjrqhke",
          *       "data": {
-         *         "id": "sub_prod_06h2m4j7ffmd86hrb483vpcxakssr",
+         *         "id": "sub_prod_06h2nvjvz0xwm9xx8n8t33gjrqhke",
          *         "items": [
          *           {
-         *             "id": "si_prod_06h2m4j7ffmd86hrb483vpcxaksst",
-         *             "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
+         *             "id": "si_prod_06h2nvjvz0xwm9xx8n8t33gjrqhkg",
+         *             "price": "price_prod_06h2nvgjxt2stet2b7j2257kxhtg0",
          *             "quantity": 1
          *           }
          *         ],
          *         "object": "subscription",
          *         "status": "trialing",
-         *         "created": "2026-11-30T01:29:30.744Z",
-         *         "updated": "2026-11-30T01:29:30.744Z",
+         *         "created": "2026-11-30T05:29:53.899Z",
+         *         "updated": "2026-11-30T05:29:53.899Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
          *         "metadata": {},
          *         "paused_at": null,
-         *         "trial_end": "2026-12-07T01:29:30.744Z",
+         *         "trial_end": "2026-12-07T05:29:53.899Z",
          *         "cancelled_at": null,
          *         "days_until_due": null,
          *         "latest_invoice": null,
          *         "pending_changes": [],
          *         "collection_method": "charge_automatically",
-         *         "current_period_end": "2026-12-07T01:29:30.744Z",
+         *         "current_period_end": "2026-12-07T05:29:53.899Z",
          *         "cancel_at_period_end": false,
-         *         "current_period_start": "2026-11-30T01:29:30.744Z",
+         *         "current_period_start": "2026-11-30T05:29:53.899Z",
          *         "default_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4jc5ba3amajb4j832kr579dw",
+         *       "correlation_id": "req_prod_06h2nvkcdg0ye76zmt8ajeb6j3zcy",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-04T01:29:30.744Z",
+         *       "created": "2026-12-04T05:29:53.899Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -17759,16 +17859,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4hf4n2qncftje40fc6298914",
+         *       "id": "evt_prod_06h2nvhk143whnq7k655awn24dpwr",
          *       "type": "invoice.created",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
+         *       "aggregate_id": "in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2",
          *       "data": {
-         *         "id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
+         *         "id": "in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2m4hf2tfx25c2r06kerr87mpgw",
-         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *             "id": "il_prod_06h2nvhjzn6hbafg41qz4zrf0ctmc",
+         *             "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17781,11 +17881,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-30T01:29:24.479Z",
+         *         "created": "2026-11-30T05:29:43.415Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T01:29:24.479Z",
+         *         "updated": "2026-11-30T05:29:43.415Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17824,13 +17924,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4hevx2dxnt27pmm7hkc2ap88",
-         *       "request_id": "req_prod_06h2m4hevx2dxnt27pmm7hkc2ap88",
+         *       "correlation_id": "req_prod_06h2nvhjwnnwny9yysd362yb1cn2g",
+         *       "request_id": "req_prod_06h2nvhjwnnwny9yysd362yb1cn2g",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:24.517Z",
+         *       "created": "2026-11-30T05:29:43.433Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         InvoiceCreatedEvent: {
@@ -17875,16 +17975,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4hh9mhd57ef0b8y2gw79rsjw",
+         *       "id": "evt_prod_06h2nvhprbbzwzytf7gvnpp8dfmpw",
          *       "type": "invoice.finalized",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
+         *       "aggregate_id": "in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2",
          *       "data": {
-         *         "id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
+         *         "id": "in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2m4hf2tfx25c2r06kerr87mpgw",
-         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *             "id": "il_prod_06h2nvhjzn6hbafg41qz4zrf0ctmc",
+         *             "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17897,11 +17997,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-30T01:29:24.479Z",
+         *         "created": "2026-11-30T05:29:43.415Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T01:29:24.840Z",
+         *         "updated": "2026-11-30T05:29:43.782Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17909,11 +18009,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "2bc662b60983d7f8de978f63f7340066cbdc8e009672c9f772d7d9c612889e68",
+         *         "pdf_sha256": "f99bc7fcc79c7fa8f8ed71c681418084e1fc788922888ac93a87f049a685e4fc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:43533/api/invoices/in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-30T01:29:24.840Z",
+         *         "finalized_at": "2026-11-30T05:29:43.782Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -17929,7 +18029,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:46319/invoice/Qlidncz6Py-_6y9t1h1WLiWAebhMC571qhy-3L_Bvvc",
+         *         "hosted_invoice_url": "http://127.0.0.1:43533/invoice/QjYQ57P5xA0t0pMVsxmqJokdd0AMxL8W3yTYTcl2Zu0",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -17939,11 +18039,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
+         *         "id": "in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2m4hf2tfx25c2r06kerr87mpgw",
-         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *             "id": "il_prod_06h2nvhjzn6hbafg41qz4zrf0ctmc",
+         *             "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -17956,11 +18056,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-11-30T01:29:24.479Z",
+         *         "created": "2026-11-30T05:29:43.415Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T01:29:24.479Z",
+         *         "updated": "2026-11-30T05:29:43.415Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -17998,13 +18098,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4hg00pfe7zvdzxp1p7qzhtk2",
-         *       "request_id": "req_prod_06h2m4hg00pfe7zvdzxp1p7qzhtk2",
+         *       "correlation_id": "req_prod_06h2nvhkv29vxw5zaz94csebn8nc2",
+         *       "request_id": "req_prod_06h2nvhkv29vxw5zaz94csebn8nc2",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:25.069Z",
+         *       "created": "2026-11-30T05:29:44.386Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         InvoiceFinalizedEvent: {
@@ -18049,16 +18149,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4hjecqectnagenjgxt0whacg",
+         *       "id": "evt_prod_06h2nvhsg3cqnv6jewd9pf88sp9dy",
          *       "type": "invoice.paid",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
+         *       "aggregate_id": "in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2",
          *       "data": {
-         *         "id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
+         *         "id": "in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2m4hf2tfx25c2r06kerr87mpgw",
-         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *             "id": "il_prod_06h2nvhjzn6hbafg41qz4zrf0ctmc",
+         *             "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18071,11 +18171,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-30T01:29:24.479Z",
-         *         "paid_at": "2026-11-30T01:29:25.351Z",
-         *         "updated": "2026-11-30T01:29:25.351Z",
+         *         "created": "2026-11-30T05:29:43.415Z",
+         *         "paid_at": "2026-11-30T05:29:45.069Z",
+         *         "updated": "2026-11-30T05:29:45.069Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18083,11 +18183,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "2bc662b60983d7f8de978f63f7340066cbdc8e009672c9f772d7d9c612889e68",
+         *         "pdf_sha256": "f99bc7fcc79c7fa8f8ed71c681418084e1fc788922888ac93a87f049a685e4fc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:43533/api/invoices/in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-30T01:29:24.840Z",
+         *         "finalized_at": "2026-11-30T05:29:43.782Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18095,15 +18195,15 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2m4hj5t8fyzr5a6xsxddfr7th2",
+         *         "payment_intent": "pi_prod_06h2nvhs8kx2vff83hhssrnvgy3de",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "ed1b73a5bc6faab47d46a4d2235f780defea367d3c40164aa1e2747bbc9f2e5f",
+         *         "paid_pdf_sha256": "8faa10b1429a8818ca00036091013b9f6f731a9c07d9a737b25978c854c18879",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:46319/invoice/Qlidncz6Py-_6y9t1h1WLiWAebhMC571qhy-3L_Bvvc",
+         *         "hosted_invoice_url": "http://127.0.0.1:43533/invoice/QjYQ57P5xA0t0pMVsxmqJokdd0AMxL8W3yTYTcl2Zu0",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18113,11 +18213,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
+         *         "id": "in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2m4hf2tfx25c2r06kerr87mpgw",
-         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *             "id": "il_prod_06h2nvhjzn6hbafg41qz4zrf0ctmc",
+         *             "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18130,11 +18230,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-30T01:29:24.479Z",
+         *         "created": "2026-11-30T05:29:43.415Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T01:29:24.840Z",
+         *         "updated": "2026-11-30T05:29:43.782Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18142,11 +18242,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "2bc662b60983d7f8de978f63f7340066cbdc8e009672c9f772d7d9c612889e68",
+         *         "pdf_sha256": "f99bc7fcc79c7fa8f8ed71c681418084e1fc788922888ac93a87f049a685e4fc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:43533/api/invoices/in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-30T01:29:24.840Z",
+         *         "finalized_at": "2026-11-30T05:29:43.782Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18154,7 +18254,7 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2m4hj5t8fyzr5a6xsxddfr7th2",
+         *         "payment_intent": "pi_prod_06h2nvhs8kx2vff83hhssrnvgy3de",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 500,
@@ -18162,7 +18262,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:46319/invoice/Qlidncz6Py-_6y9t1h1WLiWAebhMC571qhy-3L_Bvvc",
+         *         "hosted_invoice_url": "http://127.0.0.1:43533/invoice/QjYQ57P5xA0t0pMVsxmqJokdd0AMxL8W3yTYTcl2Zu0",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18172,13 +18272,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4hhvdy5fytwk8zrbyy6vc9vm",
-         *       "request_id": "req_prod_06h2m4hhvdy5fytwk8zrbyy6vc9vm",
+         *       "correlation_id": "req_prod_06h2nvhra48c572kjhjv764348qxg",
+         *       "request_id": "req_prod_06h2nvhra48c572kjhjv764348qxg",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T01:29:25.363Z",
+         *       "created": "2026-11-30T05:29:45.088Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         InvoicePaidEvent: {
@@ -18223,16 +18323,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4hjjy30vr1cfr8vvtg02fj6y",
+         *       "id": "evt_prod_06h2nvhshswhb8bmx418ehb1hd9x4",
          *       "type": "invoice.payment_succeeded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
+         *       "aggregate_id": "in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2",
          *       "data": {
-         *         "id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
+         *         "id": "in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2m4hf2tfx25c2r06kerr87mpgw",
-         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *             "id": "il_prod_06h2nvhjzn6hbafg41qz4zrf0ctmc",
+         *             "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18245,11 +18345,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-30T01:29:24.479Z",
-         *         "paid_at": "2026-11-30T01:29:25.351Z",
-         *         "updated": "2026-11-30T01:29:25.351Z",
+         *         "created": "2026-11-30T05:29:43.415Z",
+         *         "paid_at": "2026-11-30T05:29:45.069Z",
+         *         "updated": "2026-11-30T05:29:45.069Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18257,11 +18357,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "2bc662b60983d7f8de978f63f7340066cbdc8e009672c9f772d7d9c612889e68",
+         *         "pdf_sha256": "f99bc7fcc79c7fa8f8ed71c681418084e1fc788922888ac93a87f049a685e4fc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:43533/api/invoices/in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-30T01:29:24.840Z",
+         *         "finalized_at": "2026-11-30T05:29:43.782Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18269,15 +18369,15 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2m4hj5t8fyzr5a6xsxddfr7th2",
+         *         "payment_intent": "pi_prod_06h2nvhs8kx2vff83hhssrnvgy3de",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "ed1b73a5bc6faab47d46a4d2235f780defea367d3c40164aa1e2747bbc9f2e5f",
+         *         "paid_pdf_sha256": "8faa10b1429a8818ca00036091013b9f6f731a9c07d9a737b25978c854c18879",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:46319/invoice/Qlidncz6Py-_6y9t1h1WLiWAebhMC571qhy-3L_Bvvc",
+         *         "hosted_invoice_url": "http://127.0.0.1:43533/invoice/QjYQ57P5xA0t0pMVsxmqJokdd0AMxL8W3yTYTcl2Zu0",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18287,11 +18387,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
+         *         "id": "in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2m4hf2tfx25c2r06kerr87mpgw",
-         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *             "id": "il_prod_06h2nvhjzn6hbafg41qz4zrf0ctmc",
+         *             "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18304,11 +18404,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-30T01:29:24.479Z",
+         *         "created": "2026-11-30T05:29:43.415Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T01:29:24.840Z",
+         *         "updated": "2026-11-30T05:29:43.782Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18316,11 +18416,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "2bc662b60983d7f8de978f63f7340066cbdc8e009672c9f772d7d9c612889e68",
+         *         "pdf_sha256": "f99bc7fcc79c7fa8f8ed71c681418084e1fc788922888ac93a87f049a685e4fc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:43533/api/invoices/in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-30T01:29:24.840Z",
+         *         "finalized_at": "2026-11-30T05:29:43.782Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18328,7 +18428,7 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2m4hj5t8fyzr5a6xsxddfr7th2",
+         *         "payment_intent": "pi_prod_06h2nvhs8kx2vff83hhssrnvgy3de",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 500,
@@ -18336,7 +18436,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:46319/invoice/Qlidncz6Py-_6y9t1h1WLiWAebhMC571qhy-3L_Bvvc",
+         *         "hosted_invoice_url": "http://127.0.0.1:43533/invoice/QjYQ57P5xA0t0pMVsxmqJokdd0AMxL8W3yTYTcl2Zu0",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18346,13 +18446,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4hhvdy5fytwk8zrbyy6vc9vm",
-         *       "request_id": "req_prod_06h2m4hhvdy5fytwk8zrbyy6vc9vm",
+         *       "correlation_id": "req_prod_06h2nvhra48c572kjhjv764348qxg",
+         *       "request_id": "req_prod_06h2nvhra48c572kjhjv764348qxg",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-30T01:29:25.399Z",
+         *       "created": "2026-11-30T05:29:45.102Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         InvoicePaymentSucceededEvent: {
@@ -18397,16 +18497,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4hnk9ykh8xkckqxzjxwk3rtc",
+         *       "id": "evt_prod_06h2nvhyrhfnamn0edd76jr8v5qz4",
          *       "type": "invoice.payment_failed",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2m4hmssgdk8jq1c8hba6jvc9ft",
+         *       "aggregate_id": "in_prod_06h2nvhtty0j4ertp0gmw51b402e6",
          *       "data": {
-         *         "id": "in_prod_06h2m4hmssgdk8jq1c8hba6jvc9ft",
+         *         "id": "in_prod_06h2nvhtty0j4ertp0gmw51b402e6",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2m4hmsy974b8p2bpw7qsrgj8bm",
-         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *             "id": "il_prod_06h2nvhtty0j4ertp0gmw51b402e8",
+         *             "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18419,11 +18519,11 @@ export type components = {
          *         "number": "EXAMPL-0002",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-30T01:29:25.966Z",
+         *         "created": "2026-11-30T05:29:45.431Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T01:29:26.034Z",
+         *         "updated": "2026-11-30T05:29:45.792Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18431,11 +18531,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "a8d0fd98703ce6b9985bcb7cd698c8ac835ec17ce3d38a4d4f9e4000f3035d82",
+         *         "pdf_sha256": "bd12c0cd14d9dbb55dc479ab54346115bb3d75e051d40e1809e48d8cd4c0d74a",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hmssgdk8jq1c8hba6jvc9ft/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:43533/api/invoices/in_prod_06h2nvhtty0j4ertp0gmw51b402e6/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-30T01:29:26.034Z",
+         *         "finalized_at": "2026-11-30T05:29:45.792Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18443,7 +18543,7 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2m4hnd5jdw06e9xkvgq1t8x6yw",
+         *         "payment_intent": "pi_prod_06h2nvhx72kp2z9ak10antegg6q8g",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 500,
@@ -18451,7 +18551,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:46319/invoice/NADXD3NmrNbi_NAFKWEO4KAj9cGUS-NWgcs1zlYMafo",
+         *         "hosted_invoice_url": "http://127.0.0.1:43533/invoice/hSvUV8ACFGgFniE2sVPPES11usLcWRfVYtG7jO6Uu1w",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18462,13 +18562,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4hnc5rwcsw1m8k25n3970r36",
-         *       "request_id": "req_prod_06h2m4hnc5rwcsw1m8k25n3970r36",
+         *       "correlation_id": "req_prod_06h2nvhwzkywtwsgzjqf8erah9eat",
+         *       "request_id": "req_prod_06h2nvhwzkywtwsgzjqf8erah9eat",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T01:29:26.170Z",
+         *       "created": "2026-11-30T05:29:46.436Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         InvoicePaymentFailedEvent: {
@@ -18513,16 +18613,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4hpvqq5pms1s69twkk84x1jc",
+         *       "id": "evt_prod_06h2nvj0wpmgbbjzjtrea1g50jek4",
          *       "type": "invoice.payment_action_required",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2m4hp2qfvatc9ht1mq11e8ejm4",
+         *       "aggregate_id": "in_prod_06h2nvhzavzrzgc41amy57v52yrt6",
          *       "data": {
-         *         "id": "in_prod_06h2m4hp2qfvatc9ht1mq11e8ejm4",
+         *         "id": "in_prod_06h2nvhzavzrzgc41amy57v52yrt6",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2m4hp2s1ng3n5e8p2mqe5nznb4",
-         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *             "id": "il_prod_06h2nvhzc727grj0619arb63ntcec",
+         *             "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18535,11 +18635,11 @@ export type components = {
          *         "number": "EXAMPL-0003",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-30T01:29:26.293Z",
+         *         "created": "2026-11-30T05:29:46.582Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T01:29:26.379Z",
+         *         "updated": "2026-11-30T05:29:46.677Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18547,11 +18647,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "1321ae81c5c4e432ea6c3e4a9fec83e9853d84bac2e4105d37081707c42a18f9",
+         *         "pdf_sha256": "84ce406d3206dcf21e5824efec042f53212523886a5b80620cd8e57f6c61b6ab",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hp2qfvatc9ht1mq11e8ejm4/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:43533/api/invoices/in_prod_06h2nvhzavzrzgc41amy57v52yrt6/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-30T01:29:26.379Z",
+         *         "finalized_at": "2026-11-30T05:29:46.677Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18559,7 +18659,7 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2m4hpnya7wb5c822p3wazfkva8",
+         *         "payment_intent": "pi_prod_06h2nvj0djbhkbq01qbhs23nfvxjw",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 500,
@@ -18567,7 +18667,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:46319/invoice/a48pUgBGl-55ZdWjXgKORcgDNEjmP8aLi4Wo8IC__us",
+         *         "hosted_invoice_url": "http://127.0.0.1:43533/invoice/Gkeec-UF9HsPeb6wmh_xMoTwpu0NM1lLbdlwRefkesA",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18578,13 +18678,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4hpn05meqnya8sb335qxfr0m",
-         *       "request_id": "req_prod_06h2m4hpn05meqnya8sb335qxfr0m",
+         *       "correlation_id": "req_prod_06h2nvj0cgvc2ypkdhaba46wsa39p",
+         *       "request_id": "req_prod_06h2nvj0cgvc2ypkdhaba46wsa39p",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T01:29:26.493Z",
+         *       "created": "2026-11-30T05:29:46.981Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         InvoicePaymentActionRequiredEvent: {
@@ -18629,16 +18729,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4jcrva6wzvkcyj37j8wbh8kw",
+         *       "id": "evt_prod_06h2nvkfrwtwq72nfwytr29bbdnyg",
          *       "type": "invoice.overdue",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2m4hynk69q87k8hq4cprrbkae4",
+         *       "aggregate_id": "in_prod_06h2nvje5r1w9tcjgcpdj73f5rtg0",
          *       "data": {
-         *         "id": "in_prod_06h2m4hynk69q87k8hq4cprrbkae4",
+         *         "id": "in_prod_06h2nvje5r1w9tcjgcpdj73f5rtg0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2m4hynv5cwacvrram9arm5h6sr",
-         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *             "id": "il_prod_06h2nvje5y52r03xd31929tbft8at",
+         *             "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18651,23 +18751,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-30T01:29:28.492Z",
+         *         "created": "2026-11-30T05:29:50.382Z",
          *         "paid_at": null,
-         *         "updated": "2026-12-01T01:29:28.271Z",
+         *         "updated": "2026-12-01T05:29:50.252Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "discount": null,
-         *         "due_date": "2026-12-01T01:29:28.271Z",
+         *         "due_date": "2026-12-01T05:29:50.252Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "overdue_at": "2026-12-01T01:29:28.271Z",
-         *         "pdf_sha256": "99203f22b57ef83b4f88cce1a55fe85dca65cc05d4cb4ed722125750470393e0",
+         *         "overdue_at": "2026-12-01T05:29:50.252Z",
+         *         "pdf_sha256": "4a68afec9817a80e3bca3163b1d9b9faf1ea722691e54018a6ba8f77c0ddba07",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hynk69q87k8hq4cprrbkae4/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:43533/api/invoices/in_prod_06h2nvje5r1w9tcjgcpdj73f5rtg0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-30T01:29:28.546Z",
+         *         "finalized_at": "2026-11-30T05:29:50.409Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18683,7 +18783,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:46319/invoice/sM2PBNFlunUHdQAkhsYSvNBEkejDhUfp-MSF0e3PvRw",
+         *         "hosted_invoice_url": "http://127.0.0.1:43533/invoice/dku7g_mXa_CeR2Nq9H-zyZ6rksTtlrrJKP9t_zRCHcg",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18693,11 +18793,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2m4hynk69q87k8hq4cprrbkae4",
+         *         "id": "in_prod_06h2nvje5r1w9tcjgcpdj73f5rtg0",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2m4hynv5cwacvrram9arm5h6sr",
-         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *             "id": "il_prod_06h2nvje5y52r03xd31929tbft8at",
+         *             "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18710,23 +18810,23 @@ export type components = {
          *         "number": "EXAMPL-0007",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-30T01:29:28.492Z",
+         *         "created": "2026-11-30T05:29:50.382Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T01:29:28.546Z",
+         *         "updated": "2026-11-30T05:29:50.409Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "discount": null,
-         *         "due_date": "2026-12-01T01:29:28.271Z",
+         *         "due_date": "2026-12-01T05:29:50.252Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "99203f22b57ef83b4f88cce1a55fe85dca65cc05d4cb4ed722125750470393e0",
+         *         "pdf_sha256": "4a68afec9817a80e3bca3163b1d9b9faf1ea722691e54018a6ba8f77c0ddba07",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hynk69q87k8hq4cprrbkae4/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:43533/api/invoices/in_prod_06h2nvje5r1w9tcjgcpdj73f5rtg0/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-30T01:29:28.546Z",
+         *         "finalized_at": "2026-11-30T05:29:50.409Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18742,7 +18842,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:46319/invoice/sM2PBNFlunUHdQAkhsYSvNBEkejDhUfp-MSF0e3PvRw",
+         *         "hosted_invoice_url": "http://127.0.0.1:43533/invoice/dku7g_mXa_CeR2Nq9H-zyZ6rksTtlrrJKP9t_zRCHcg",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18752,11 +18852,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4jc5ba3amajb4j832kr579dw",
+         *       "correlation_id": "req_prod_06h2nvkcdg0ye76zmt8ajeb6j3zcy",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-12-01T01:29:28.271Z",
+         *       "created": "2026-12-01T05:29:50.252Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -18803,16 +18903,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4hras1cjw31kjt2r1msygshp",
+         *       "id": "evt_prod_06h2nvj2ftaz0c79adn6hws9cktp2",
          *       "type": "invoice.voided",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2m4hqre6bm0r09wxgmxy931kdg",
+         *       "aggregate_id": "in_prod_06h2nvj1mr7je2tz2qvtcnxvjqqx4",
          *       "data": {
-         *         "id": "in_prod_06h2m4hqre6bm0r09wxgmxy931kdg",
+         *         "id": "in_prod_06h2nvj1mr7je2tz2qvtcnxvjqqx4",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2m4hqrhb9j54nrfgh7rsdjjjjj",
-         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *             "id": "il_prod_06h2nvj1pwsteqtag986wvq0pbanc",
+         *             "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18825,23 +18925,23 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "void",
-         *         "created": "2026-11-30T01:29:26.723Z",
+         *         "created": "2026-11-30T05:29:47.174Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T01:29:26.869Z",
+         *         "updated": "2026-11-30T05:29:47.387Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
          *         "metadata": {},
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-30T01:29:26.869Z",
+         *         "voided_at": "2026-11-30T05:29:47.387Z",
          *         "overdue_at": null,
-         *         "pdf_sha256": "eefb02bc1e96395cb073690fe5de0f5882d9ca89ca7920d9b5dcd83551785801",
+         *         "pdf_sha256": "f29f2c4649939cc919a6b636caca69247c3ae974d250844457f684699fda5150",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hqre6bm0r09wxgmxy931kdg/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:43533/api/invoices/in_prod_06h2nvj1mr7je2tz2qvtcnxvjqqx4/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-30T01:29:26.806Z",
+         *         "finalized_at": "2026-11-30T05:29:47.286Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18857,7 +18957,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:46319/invoice/LEvAHUpwZw3L2VZCt2SUEFQGrtTIypGFA3h2PuZRaV8",
+         *         "hosted_invoice_url": "http://127.0.0.1:43533/invoice/TfHluU-DLcbBn2yMF9Ij3BZiEY3NBbKj19jAHtGM12Y",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18867,11 +18967,11 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2m4hqre6bm0r09wxgmxy931kdg",
+         *         "id": "in_prod_06h2nvj1mr7je2tz2qvtcnxvjqqx4",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2m4hqrhb9j54nrfgh7rsdjjjjj",
-         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *             "id": "il_prod_06h2nvj1pwsteqtag986wvq0pbanc",
+         *             "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18884,11 +18984,11 @@ export type components = {
          *         "number": "EXAMPL-0004",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-30T01:29:26.723Z",
+         *         "created": "2026-11-30T05:29:47.174Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T01:29:26.806Z",
+         *         "updated": "2026-11-30T05:29:47.286Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -18896,11 +18996,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "eefb02bc1e96395cb073690fe5de0f5882d9ca89ca7920d9b5dcd83551785801",
+         *         "pdf_sha256": "f29f2c4649939cc919a6b636caca69247c3ae974d250844457f684699fda5150",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hqre6bm0r09wxgmxy931kdg/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:43533/api/invoices/in_prod_06h2nvj1mr7je2tz2qvtcnxvjqqx4/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-30T01:29:26.806Z",
+         *         "finalized_at": "2026-11-30T05:29:47.286Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -18916,7 +19016,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:46319/invoice/LEvAHUpwZw3L2VZCt2SUEFQGrtTIypGFA3h2PuZRaV8",
+         *         "hosted_invoice_url": "http://127.0.0.1:43533/invoice/TfHluU-DLcbBn2yMF9Ij3BZiEY3NBbKj19jAHtGM12Y",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -18926,13 +19026,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4hr9sgc5e3fftx3892sdxk98",
-         *       "request_id": "req_prod_06h2m4hr9sgc5e3fftx3892sdxk98",
+         *       "correlation_id": "req_prod_06h2nvj2eq6n6ezzr5nkppyjxq3rc",
+         *       "request_id": "req_prod_06h2nvj2eq6n6ezzr5nkppyjxq3rc",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T01:29:26.870Z",
+         *       "created": "2026-11-30T05:29:47.390Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         InvoiceVoidedEvent: {
@@ -18977,16 +19077,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4hsjw0b3ky9ebe14k43c0ctm",
+         *       "id": "evt_prod_06h2nvj549pft2990dpsmbqhtksh2",
          *       "type": "invoice.marked_uncollectible",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2m4hrvnws9zrmp3sck3gep8nqa",
+         *       "aggregate_id": "in_prod_06h2nvj2xstzdkt2ye9nf5d72wavw",
          *       "data": {
-         *         "id": "in_prod_06h2m4hrvnws9zrmp3sck3gep8nqa",
+         *         "id": "in_prod_06h2nvj2xstzdkt2ye9nf5d72wavw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2m4hrw0z99fr9mxgmtqc1e04a8",
-         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *             "id": "il_prod_06h2nvj2xwfanp54syjysj7b2m79m",
+         *             "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -18999,11 +19099,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "uncollectible",
-         *         "created": "2026-11-30T01:29:27.005Z",
+         *         "created": "2026-11-30T05:29:47.502Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T01:29:27.182Z",
+         *         "updated": "2026-11-30T05:29:48.061Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -19011,11 +19111,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "ad9db1d9dc57e767a9307d35a1812cb501fa8671c5f8eff2623ff1193d2c12dc",
+         *         "pdf_sha256": "1e3eede73149cb97a5cbab60f6aeeca434ddb618f69c53990d4c82a19eb182f1",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hrvnws9zrmp3sck3gep8nqa/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:43533/api/invoices/in_prod_06h2nvj2xstzdkt2ye9nf5d72wavw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-30T01:29:27.032Z",
+         *         "finalized_at": "2026-11-30T05:29:47.602Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -19031,21 +19131,21 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:46319/invoice/8kEY09GODF0CUn_BkLi7P_kswOECEvWrDyZl4XbHGwg",
+         *         "hosted_invoice_url": "http://127.0.0.1:43533/invoice/4wnrj_FZ1jeH3BW1BgiPzNXdd7ap8ZtiCVRWOWMUa-M",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
-         *         "marked_uncollectible_at": "2026-11-30T01:29:27.182Z",
+         *         "marked_uncollectible_at": "2026-11-30T05:29:48.061Z",
          *         "total_credits_applied_atom": 0,
          *         "pre_payment_credit_notes_amount_atom": 0,
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "in_prod_06h2m4hrvnws9zrmp3sck3gep8nqa",
+         *         "id": "in_prod_06h2nvj2xstzdkt2ye9nf5d72wavw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2m4hrw0z99fr9mxgmtqc1e04a8",
-         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *             "id": "il_prod_06h2nvj2xwfanp54syjysj7b2m79m",
+         *             "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -19058,11 +19158,11 @@ export type components = {
          *         "number": "EXAMPL-0005",
          *         "object": "invoice",
          *         "status": "open",
-         *         "created": "2026-11-30T01:29:27.005Z",
+         *         "created": "2026-11-30T05:29:47.502Z",
          *         "paid_at": null,
-         *         "updated": "2026-11-30T01:29:27.032Z",
+         *         "updated": "2026-11-30T05:29:47.602Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -19070,11 +19170,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "ad9db1d9dc57e767a9307d35a1812cb501fa8671c5f8eff2623ff1193d2c12dc",
+         *         "pdf_sha256": "1e3eede73149cb97a5cbab60f6aeeca434ddb618f69c53990d4c82a19eb182f1",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hrvnws9zrmp3sck3gep8nqa/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:43533/api/invoices/in_prod_06h2nvj2xstzdkt2ye9nf5d72wavw/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-30T01:29:27.032Z",
+         *         "finalized_at": "2026-11-30T05:29:47.602Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -19090,7 +19190,7 @@ export type components = {
          *         "paid_amount_atom": 0,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:46319/invoice/8kEY09GODF0CUn_BkLi7P_kswOECEvWrDyZl4XbHGwg",
+         *         "hosted_invoice_url": "http://127.0.0.1:43533/invoice/4wnrj_FZ1jeH3BW1BgiPzNXdd7ap8ZtiCVRWOWMUa-M",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -19100,13 +19200,13 @@ export type components = {
          *         "post_payment_credit_notes_amount_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4hsaj7y2e6nv80wdh6vnav74",
-         *       "request_id": "req_prod_06h2m4hsaj7y2e6nv80wdh6vnav74",
+         *       "correlation_id": "req_prod_06h2nvj50ns8btd5zx0fjzjdwtrna",
+         *       "request_id": "req_prod_06h2nvj50ns8btd5zx0fjzjdwtrna",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T01:29:27.191Z",
+         *       "created": "2026-11-30T05:29:48.066Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         InvoiceMarkedUncollectibleEvent: {
@@ -19151,16 +19251,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4hmjc5pk8yt0bgsx761bmtpp",
+         *       "id": "evt_prod_06h2nvhtpsx3a2v8ynmr938jkvpw8",
          *       "type": "invoice.refunded",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
+         *       "aggregate_id": "in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2",
          *       "data": {
-         *         "id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
+         *         "id": "in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2m4hf2tfx25c2r06kerr87mpgw",
-         *             "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *             "id": "il_prod_06h2nvhjzn6hbafg41qz4zrf0ctmc",
+         *             "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 500,
@@ -19173,11 +19273,11 @@ export type components = {
          *         "number": "EXAMPL-0001",
          *         "object": "invoice",
          *         "status": "paid",
-         *         "created": "2026-11-30T01:29:24.479Z",
-         *         "paid_at": "2026-11-30T01:29:25.351Z",
-         *         "updated": "2026-11-30T01:29:25.351Z",
+         *         "created": "2026-11-30T05:29:43.415Z",
+         *         "paid_at": "2026-11-30T05:29:45.069Z",
+         *         "updated": "2026-11-30T05:29:45.069Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -19185,11 +19285,11 @@ export type components = {
          *         "tax_atom": 0,
          *         "voided_at": null,
          *         "overdue_at": null,
-         *         "pdf_sha256": "2bc662b60983d7f8de978f63f7340066cbdc8e009672c9f772d7d9c612889e68",
+         *         "pdf_sha256": "f99bc7fcc79c7fa8f8ed71c681418084e1fc788922888ac93a87f049a685e4fc",
          *         "description": null,
-         *         "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc/pdf",
+         *         "invoice_pdf": "http://127.0.0.1:43533/api/invoices/in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2/pdf",
          *         "total_taxes": [],
-         *         "finalized_at": "2026-11-30T01:29:24.840Z",
+         *         "finalized_at": "2026-11-30T05:29:43.782Z",
          *         "subscription": null,
          *         "attempt_count": 0,
          *         "customer_name": "Jenny Rosen",
@@ -19197,15 +19297,15 @@ export type components = {
          *         "subtotal_atom": 500,
          *         "customer_email": "jenny@example.com",
          *         "days_until_due": null,
-         *         "payment_intent": "pi_prod_06h2m4hj5t8fyzr5a6xsxddfr7th2",
+         *         "payment_intent": "pi_prod_06h2nvhs8kx2vff83hhssrnvgy3de",
          *         "reverse_charge": false,
          *         "credits_applied": [],
          *         "due_amount_atom": 0,
-         *         "paid_pdf_sha256": "ed1b73a5bc6faab47d46a4d2235f780defea367d3c40164aa1e2747bbc9f2e5f",
+         *         "paid_pdf_sha256": "8faa10b1429a8818ca00036091013b9f6f731a9c07d9a737b25978c854c18879",
          *         "paid_amount_atom": 500,
          *         "collection_method": "charge_automatically",
          *         "total_amount_atom": 500,
-         *         "hosted_invoice_url": "http://127.0.0.1:46319/invoice/Qlidncz6Py-_6y9t1h1WLiWAebhMC571qhy-3L_Bvvc",
+         *         "hosted_invoice_url": "http://127.0.0.1:43533/invoice/QjYQ57P5xA0t0pMVsxmqJokdd0AMxL8W3yTYTcl2Zu0",
          *         "ending_balance_atom": 0,
          *         "next_payment_attempt": null,
          *         "starting_balance_atom": 0,
@@ -19216,13 +19316,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4hkr5yre7azxhxs7scvy79e0",
-         *       "request_id": "req_prod_06h2m4hkr5yre7azxhxs7scvy79e0",
+         *       "correlation_id": "req_prod_06h2nvhtjv77p03z3h73b940qp9t2",
+         *       "request_id": "req_prod_06h2nvhtjv77p03z3h73b940qp9t2",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-30T01:29:25.907Z",
+         *       "created": "2026-11-30T05:29:45.398Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         InvoiceRefundedEvent: {
@@ -19267,16 +19367,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4jew5hnr108s2mecb4cr3wpw",
+         *       "id": "evt_prod_06h2nvkp6m2b1wbkswme7t20m9js4",
          *       "type": "invoice.upcoming",
          *       "aggregate_type": "invoice",
-         *       "aggregate_id": "in_prod_06h2m4jeces1cry344yz8ajvrhtjg",
+         *       "aggregate_id": "in_prod_06h2nvknpc02emm9sbhfwe7qjg8aw",
          *       "data": {
-         *         "id": "in_prod_06h2m4jeces1cry344yz8ajvrhtjg",
+         *         "id": "in_prod_06h2nvknpc02emm9sbhfwe7qjg8aw",
          *         "lines": [
          *           {
-         *             "id": "il_prod_06h2m4jevm6dkv6es94rr6ew36eg6",
-         *             "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
+         *             "id": "il_prod_06h2nvkp5e6kejhvh2qxsvmxgm4dy",
+         *             "price": "price_prod_06h2nvgjxt2stet2b7j2257kxhtg0",
          *             "quantity": 1,
          *             "tax_rates": [],
          *             "amount_atom": 2000,
@@ -19289,11 +19389,11 @@ export type components = {
          *         "number": null,
          *         "object": "invoice",
          *         "status": "draft",
-         *         "created": "2026-12-07T01:29:30.744Z",
+         *         "created": "2026-12-07T05:29:53.899Z",
          *         "paid_at": null,
-         *         "updated": "2026-12-07T01:29:30.744Z",
+         *         "updated": "2026-12-07T05:29:53.899Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "discount": null,
          *         "due_date": null,
          *         "livemode": false,
@@ -19302,11 +19402,11 @@ export type components = {
          *         "voided_at": null,
          *         "overdue_at": null,
          *         "pdf_sha256": null,
-         *         "description": "Subscription to Pro (Monthly), 7 Dec 2026 01:29:30 UTC – 7 Jan 2027 01:29:30 UTC",
+         *         "description": "Subscription to Pro (Monthly), 7 Dec 2026 05:29:53 UTC – 7 Jan 2027 05:29:53 UTC",
          *         "invoice_pdf": null,
          *         "total_taxes": [],
          *         "finalized_at": null,
-         *         "subscription": "sub_prod_06h2m4j7ffmd86hrb483vpcxakssr",
+         *         "subscription": "sub_prod_06h2nvjvz0xwm9xx8n8t33gjrqhke",
          *         "attempt_count": 0,
          *         "customer_name": null,
          *         "discount_atom": 0,
@@ -19323,7 +19423,7 @@ export type components = {
          *         "total_amount_atom": 2000,
          *         "hosted_invoice_url": null,
          *         "ending_balance_atom": 0,
-         *         "next_payment_attempt": "2026-12-07T01:29:30.744Z",
+         *         "next_payment_attempt": "2026-12-07T05:29:53.899Z",
          *         "starting_balance_atom": 0,
          *         "marked_uncollectible_at": null,
          *         "total_credits_applied_atom": 0,
@@ -19332,11 +19432,11 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4jc5ba3amajb4j832kr579dw",
+         *       "correlation_id": "req_prod_06h2nvkcdg0ye76zmt8ajeb6j3zcy",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-12-04T01:29:30.744Z",
+         *       "created": "2026-12-04T05:29:53.899Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -19383,19 +19483,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4h6av6dgprbvxyfvq3gkyqrm",
+         *       "id": "evt_prod_06h2nvgzkkmjssgxexahc7axe0sep",
          *       "type": "customer.created",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *       "aggregate_id": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *       "data": {
-         *         "id": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "id": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-30T01:29:22.255Z",
+         *         "created": "2026-11-30T05:29:38.424Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-30T01:29:22.255Z",
+         *         "updated": "2026-11-30T05:29:38.424Z",
          *         "balances": {},
          *         "currency": null,
          *         "livemode": false,
@@ -19403,17 +19503,18 @@ export type components = {
          *         "custom_fields": {},
          *         "invoice_emails": [],
          *         "default_tax_rate": null,
-         *         "preferred_locale": null
+         *         "preferred_locale": null,
+         *         "default_payment_method": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4h68y22af6708gt6qd75prvm",
-         *       "request_id": "req_prod_06h2m4h68y22af6708gt6qd75prvm",
+         *       "correlation_id": "req_prod_06h2nvgz9wpjqjdt353n9pcf09fhj",
+         *       "request_id": "req_prod_06h2nvgz9wpjqjdt353n9pcf09fhj",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:22.262Z",
+         *       "created": "2026-11-30T05:29:38.460Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         CustomerCreatedEvent: {
@@ -19458,19 +19559,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4h6m74246f5e4z10shp7rb7r",
+         *       "id": "evt_prod_06h2nvh049trvgvmq2qq8p6pnzwxm",
          *       "type": "customer.updated",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *       "aggregate_id": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *       "data": {
-         *         "id": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "id": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "name": "Jenny Rosen",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-30T01:29:22.255Z",
+         *         "created": "2026-11-30T05:29:38.424Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-30T01:29:22.335Z",
+         *         "updated": "2026-11-30T05:29:38.585Z",
          *         "balances": {},
          *         "currency": null,
          *         "livemode": false,
@@ -19478,17 +19579,18 @@ export type components = {
          *         "custom_fields": {},
          *         "invoice_emails": [],
          *         "default_tax_rate": null,
-         *         "preferred_locale": null
+         *         "preferred_locale": null,
+         *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "id": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "name": "Jenny",
          *         "email": "jenny@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-30T01:29:22.255Z",
+         *         "created": "2026-11-30T05:29:38.424Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-30T01:29:22.255Z",
+         *         "updated": "2026-11-30T05:29:38.424Z",
          *         "balances": {},
          *         "currency": null,
          *         "livemode": false,
@@ -19496,16 +19598,17 @@ export type components = {
          *         "custom_fields": {},
          *         "invoice_emails": [],
          *         "default_tax_rate": null,
-         *         "preferred_locale": null
+         *         "preferred_locale": null,
+         *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4h6k4k56g0vc2nd2n9bp3ngj",
-         *       "request_id": "req_prod_06h2m4h6k4k56g0vc2nd2n9bp3ngj",
+         *       "correlation_id": "req_prod_06h2nvh01555tgpteyne1eqahf7ae",
+         *       "request_id": "req_prod_06h2nvh01555tgpteyne1eqahf7ae",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:22.337Z",
+         *       "created": "2026-11-30T05:29:38.594Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         CustomerUpdatedEvent: {
@@ -19550,20 +19653,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4h6sy9afe6tsveg8cm5t1rnp",
+         *       "id": "evt_prod_06h2nvh0qwtbcxdcszzmkr44bhgzj",
          *       "type": "customer.deleted",
          *       "aggregate_type": "customer",
-         *       "aggregate_id": "cus_prod_06h2m4h6qeqcayrgrh1d1shqbn9ft",
+         *       "aggregate_id": "cus_prod_06h2nvh0e7jq3d60vwyjfr5xch0aa",
          *       "data": {
-         *         "id": "cus_prod_06h2m4h6qeqcayrgrh1d1shqbn9ft",
+         *         "id": "cus_prod_06h2nvh0e7jq3d60vwyjfr5xch0aa",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-30T01:29:22.363Z",
+         *         "created": "2026-11-30T05:29:38.673Z",
          *         "deleted": true,
          *         "tax_ids": [],
-         *         "updated": "2026-11-30T01:29:22.381Z",
+         *         "updated": "2026-11-30T05:29:38.747Z",
          *         "balances": {},
          *         "currency": null,
          *         "livemode": false,
@@ -19571,17 +19674,18 @@ export type components = {
          *         "custom_fields": {},
          *         "invoice_emails": [],
          *         "default_tax_rate": null,
-         *         "preferred_locale": null
+         *         "preferred_locale": null,
+         *         "default_payment_method": null
          *       },
          *       "previous_data": {
-         *         "id": "cus_prod_06h2m4h6qeqcayrgrh1d1shqbn9ft",
+         *         "id": "cus_prod_06h2nvh0e7jq3d60vwyjfr5xch0aa",
          *         "name": null,
          *         "email": "leaving@example.com",
          *         "object": "customer",
          *         "address": null,
-         *         "created": "2026-11-30T01:29:22.363Z",
+         *         "created": "2026-11-30T05:29:38.673Z",
          *         "tax_ids": [],
-         *         "updated": "2026-11-30T01:29:22.363Z",
+         *         "updated": "2026-11-30T05:29:38.673Z",
          *         "balances": {},
          *         "currency": null,
          *         "livemode": false,
@@ -19589,16 +19693,17 @@ export type components = {
          *         "custom_fields": {},
          *         "invoice_emails": [],
          *         "default_tax_rate": null,
-         *         "preferred_locale": null
+         *         "preferred_locale": null,
+         *         "default_payment_method": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4h6sd1cvczmy5crn40r1c9dt",
-         *       "request_id": "req_prod_06h2m4h6sd1cvczmy5crn40r1c9dt",
+         *       "correlation_id": "req_prod_06h2nvh0mszf0156dr0swxdrmvj9c",
+         *       "request_id": "req_prod_06h2nvh0mszf0156dr0swxdrmvj9c",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:22.383Z",
+         *       "created": "2026-11-30T05:29:38.751Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         CustomerDeletedEvent: {
@@ -19643,21 +19748,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4h72rdrfv6ejhryq60r6ypwg",
+         *       "id": "evt_prod_06h2nvh1zgebxhdb91gvnx1vs3aq6",
          *       "type": "customer.discount.created",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2m4h71mgrh8t9vf62ef158dexe",
+         *       "aggregate_id": "di_prod_06h2nvh1z5c6sjss69nyzsxaaj3ta",
          *       "data": {
-         *         "id": "di_prod_06h2m4h71mgrh8t9vf62ef158dexe",
+         *         "id": "di_prod_06h2nvh1z5c6sjss69nyzsxaaj3ta",
          *         "end": null,
-         *         "start": "2026-11-30T01:29:22.426Z",
+         *         "start": "2026-11-30T05:29:39.058Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2m4gzt8w6rm1dmth02xhja23b8",
+         *           "id": "cpn_prod_06h2nvgntwrb4pac0gcjf51nz2xt2",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-30T01:29:20.594Z",
-         *           "updated": "2026-11-30T01:29:22.426Z",
+         *           "created": "2026-11-30T05:29:35.959Z",
+         *           "updated": "2026-11-30T05:29:39.058Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -19671,18 +19776,18 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4h6v1zkgv33kk6vfkdb068ta",
-         *       "request_id": "req_prod_06h2m4h6v1zkgv33kk6vfkdb068ta",
+         *       "correlation_id": "req_prod_06h2nvh1h4dre4518tg1vtvnm5r92",
+         *       "request_id": "req_prod_06h2nvh1h4dre4518tg1vtvnm5r92",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:22.455Z",
+         *       "created": "2026-11-30T05:29:39.069Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         CustomerDiscountCreatedEvent: {
@@ -19727,21 +19832,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4h7cpgpb1bbrytk0r09cs0j8",
+         *       "id": "evt_prod_06h2nvh2g41jcv2nm856fynr2gdb4",
          *       "type": "customer.discount.updated",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2m4h71mgrh8t9vf62ef158dexe",
+         *       "aggregate_id": "di_prod_06h2nvh1z5c6sjss69nyzsxaaj3ta",
          *       "data": {
-         *         "id": "di_prod_06h2m4h71mgrh8t9vf62ef158dexe",
+         *         "id": "di_prod_06h2nvh1z5c6sjss69nyzsxaaj3ta",
          *         "end": null,
-         *         "start": "2026-11-30T01:29:22.513Z",
+         *         "start": "2026-11-30T05:29:39.190Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2m4h02tpenmagc5b601wwcgzka",
+         *           "id": "cpn_prod_06h2nvgpwyqstzdkd4252anzpf5st",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-30T01:29:20.662Z",
-         *           "updated": "2026-11-30T01:29:22.513Z",
+         *           "created": "2026-11-30T05:29:36.231Z",
+         *           "updated": "2026-11-30T05:29:39.190Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -19755,20 +19860,20 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2m4h71mgrh8t9vf62ef158dexe",
+         *         "id": "di_prod_06h2nvh1z5c6sjss69nyzsxaaj3ta",
          *         "end": null,
-         *         "start": "2026-11-30T01:29:22.426Z",
+         *         "start": "2026-11-30T05:29:39.058Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2m4gzt8w6rm1dmth02xhja23b8",
+         *           "id": "cpn_prod_06h2nvgntwrb4pac0gcjf51nz2xt2",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-30T01:29:20.594Z",
-         *           "updated": "2026-11-30T01:29:22.426Z",
+         *           "created": "2026-11-30T05:29:35.959Z",
+         *           "updated": "2026-11-30T05:29:39.058Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -19782,17 +19887,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4h79ahscm8105baf7jtt96v8",
-         *       "request_id": "req_prod_06h2m4h79ahscm8105baf7jtt96v8",
+         *       "correlation_id": "req_prod_06h2nvh2djr30tgk36yb42hv1t9gm",
+         *       "request_id": "req_prod_06h2nvh2djr30tgk36yb42hv1t9gm",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:22.533Z",
+         *       "created": "2026-11-30T05:29:39.201Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         CustomerDiscountUpdatedEvent: {
@@ -19837,21 +19942,21 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4h7p3ht0fk2axbr5qgd9taza",
+         *       "id": "evt_prod_06h2nvh2z3xrq4fznmq61rga60700",
          *       "type": "customer.discount.deleted",
          *       "aggregate_type": "customer_discount",
-         *       "aggregate_id": "di_prod_06h2m4h71mgrh8t9vf62ef158dexe",
+         *       "aggregate_id": "di_prod_06h2nvh1z5c6sjss69nyzsxaaj3ta",
          *       "data": {
-         *         "id": "di_prod_06h2m4h71mgrh8t9vf62ef158dexe",
+         *         "id": "di_prod_06h2nvh1z5c6sjss69nyzsxaaj3ta",
          *         "end": null,
-         *         "start": "2026-11-30T01:29:22.513Z",
+         *         "start": "2026-11-30T05:29:39.190Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2m4h02tpenmagc5b601wwcgzka",
+         *           "id": "cpn_prod_06h2nvgpwyqstzdkd4252anzpf5st",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-30T01:29:20.662Z",
-         *           "updated": "2026-11-30T01:29:22.513Z",
+         *           "created": "2026-11-30T05:29:36.231Z",
+         *           "updated": "2026-11-30T05:29:39.190Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -19866,20 +19971,20 @@ export type components = {
          *         },
          *         "object": "discount",
          *         "deleted": true,
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false
          *       },
          *       "previous_data": {
-         *         "id": "di_prod_06h2m4h71mgrh8t9vf62ef158dexe",
+         *         "id": "di_prod_06h2nvh1z5c6sjss69nyzsxaaj3ta",
          *         "end": null,
-         *         "start": "2026-11-30T01:29:22.513Z",
+         *         "start": "2026-11-30T05:29:39.190Z",
          *         "coupon": {
-         *           "id": "cpn_prod_06h2m4h02tpenmagc5b601wwcgzka",
+         *           "id": "cpn_prod_06h2nvgpwyqstzdkd4252anzpf5st",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-30T01:29:20.662Z",
-         *           "updated": "2026-11-30T01:29:22.513Z",
+         *           "created": "2026-11-30T05:29:36.231Z",
+         *           "updated": "2026-11-30T05:29:39.190Z",
          *           "currency": "usd",
          *           "duration": "once",
          *           "livemode": false,
@@ -19893,17 +19998,17 @@ export type components = {
          *           "duration_in_months": null
          *         },
          *         "object": "discount",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4h7fez1gb6sxg7e33pp46npj",
-         *       "request_id": "req_prod_06h2m4h7fez1gb6sxg7e33pp46npj",
+         *       "correlation_id": "req_prod_06h2nvh2xydmr1hmjnxkq1pbfds2j",
+         *       "request_id": "req_prod_06h2nvh2xydmr1hmjnxkq1pbfds2j",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T01:29:22.608Z",
+         *       "created": "2026-11-30T05:29:39.320Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         CustomerDiscountDeletedEvent: {
@@ -19948,17 +20053,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4gzvs50s486bqewjvfbv6k7a",
+         *       "id": "evt_prod_06h2nvgp2fr68nejc9nnbeqg9kh1r",
          *       "type": "coupon.created",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2m4gzt8w6rm1dmth02xhja23b8",
+         *       "aggregate_id": "cpn_prod_06h2nvgntwrb4pac0gcjf51nz2xt2",
          *       "data": {
-         *         "id": "cpn_prod_06h2m4gzt8w6rm1dmth02xhja23b8",
+         *         "id": "cpn_prod_06h2nvgntwrb4pac0gcjf51nz2xt2",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-30T01:29:20.594Z",
-         *         "updated": "2026-11-30T01:29:20.594Z",
+         *         "created": "2026-11-30T05:29:35.959Z",
+         *         "updated": "2026-11-30T05:29:35.959Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -19973,13 +20078,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4gzrfyj7tdte8319452ztqr4",
-         *       "request_id": "req_prod_06h2m4gzrfyj7tdte8319452ztqr4",
+         *       "correlation_id": "req_prod_06h2nvgnpahqz3ex97wf7jvc0zwhy",
+         *       "request_id": "req_prod_06h2nvgnpahqz3ex97wf7jvc0zwhy",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:20.606Z",
+         *       "created": "2026-11-30T05:29:36.019Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         CouponCreatedEvent: {
@@ -20024,17 +20129,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4h0a0ppb9whdgsmf6tcpwm5t",
+         *       "id": "evt_prod_06h2nvgqjhq5xs629n8dm7k096q9m",
          *       "type": "coupon.updated",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2m4gzt8w6rm1dmth02xhja23b8",
+         *       "aggregate_id": "cpn_prod_06h2nvgntwrb4pac0gcjf51nz2xt2",
          *       "data": {
-         *         "id": "cpn_prod_06h2m4gzt8w6rm1dmth02xhja23b8",
+         *         "id": "cpn_prod_06h2nvgntwrb4pac0gcjf51nz2xt2",
          *         "name": "Ten percent",
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-30T01:29:20.594Z",
-         *         "updated": "2026-11-30T01:29:20.718Z",
+         *         "created": "2026-11-30T05:29:35.959Z",
+         *         "updated": "2026-11-30T05:29:36.394Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -20048,12 +20153,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2m4gzt8w6rm1dmth02xhja23b8",
+         *         "id": "cpn_prod_06h2nvgntwrb4pac0gcjf51nz2xt2",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-30T01:29:20.594Z",
-         *         "updated": "2026-11-30T01:29:20.594Z",
+         *         "created": "2026-11-30T05:29:35.959Z",
+         *         "updated": "2026-11-30T05:29:35.959Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -20067,13 +20172,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4h06kyde9f6nrx51ggfkmr9j",
-         *       "request_id": "req_prod_06h2m4h06kyde9f6nrx51ggfkmr9j",
+         *       "correlation_id": "req_prod_06h2nvgq5yx0cb179z5a4hxbfrb6e",
+         *       "request_id": "req_prod_06h2nvgq5yx0cb179z5a4hxbfrb6e",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:20.720Z",
+         *       "created": "2026-11-30T05:29:36.404Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         CouponUpdatedEvent: {
@@ -20118,18 +20223,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4h13cab2h7f2n0mb691tq7g8",
+         *       "id": "evt_prod_06h2nvgrp3ve8p3jrqtdcybpt3fc6",
          *       "type": "coupon.deleted",
          *       "aggregate_type": "coupon",
-         *       "aggregate_id": "cpn_prod_06h2m4h0rd8qq5cm5gkn58h55q5wj",
+         *       "aggregate_id": "cpn_prod_06h2nvgrcpgvbrwt1906pfkxzgs2g",
          *       "data": {
-         *         "id": "cpn_prod_06h2m4h0rd8qq5cm5gkn58h55q5wj",
+         *         "id": "cpn_prod_06h2nvgrcpgvbrwt1906pfkxzgs2g",
          *         "name": null,
          *         "valid": false,
          *         "object": "coupon",
-         *         "created": "2026-11-30T01:29:20.835Z",
+         *         "created": "2026-11-30T05:29:36.613Z",
          *         "deleted": true,
-         *         "updated": "2026-11-30T01:29:20.919Z",
+         *         "updated": "2026-11-30T05:29:36.681Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -20143,12 +20248,12 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "previous_data": {
-         *         "id": "cpn_prod_06h2m4h0rd8qq5cm5gkn58h55q5wj",
+         *         "id": "cpn_prod_06h2nvgrcpgvbrwt1906pfkxzgs2g",
          *         "name": null,
          *         "valid": true,
          *         "object": "coupon",
-         *         "created": "2026-11-30T01:29:20.835Z",
-         *         "updated": "2026-11-30T01:29:20.835Z",
+         *         "created": "2026-11-30T05:29:36.613Z",
+         *         "updated": "2026-11-30T05:29:36.613Z",
          *         "currency": null,
          *         "duration": "forever",
          *         "livemode": false,
@@ -20162,13 +20267,13 @@ export type components = {
          *         "duration_in_months": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4h0zks1mv182mr6wp0ca600t",
-         *       "request_id": "req_prod_06h2m4h0zks1mv182mr6wp0ca600t",
+         *       "correlation_id": "req_prod_06h2nvgrkdm68m7ss7m2wpdnvggk8",
+         *       "request_id": "req_prod_06h2nvgrkdm68m7ss7m2wpdnvggk8",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:20.923Z",
+         *       "created": "2026-11-30T05:29:36.688Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         CouponDeletedEvent: {
@@ -20213,19 +20318,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4gxgfhs6fwkhyzbz9fjnzzgm",
+         *       "id": "evt_prod_06h2nvgjz8jr3w35mya5akcry4y0w",
          *       "type": "price.created",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
+         *       "aggregate_id": "price_prod_06h2nvgjxt2stet2b7j2257kxhtg0",
          *       "data": {
-         *         "id": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
+         *         "id": "price_prod_06h2nvgjxt2stet2b7j2257kxhtg0",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-30T01:29:19.995Z",
-         *         "product": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
-         *         "updated": "2026-11-30T01:29:19.995Z",
+         *         "created": "2026-11-30T05:29:35.214Z",
+         *         "product": "prod_prod_06h2nvgga56htnqdbpc1zh5s96bh2",
+         *         "updated": "2026-11-30T05:29:35.214Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20249,13 +20354,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4gxc9vbs5c0jxr1jnzzr9jxt",
-         *       "request_id": "req_prod_06h2m4gxc9vbs5c0jxr1jnzzr9jxt",
+         *       "correlation_id": "req_prod_06h2nvgj5gwea3br641qnrsxypnq4",
+         *       "request_id": "req_prod_06h2nvgj5gwea3br641qnrsxypnq4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:20.003Z",
+         *       "created": "2026-11-30T05:29:35.226Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         PriceCreatedEvent: {
@@ -20300,19 +20405,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4gyzd52p6360m1c1n89bt14m",
+         *       "id": "evt_prod_06h2nvgmedymbzj8thhjqjgkvhm6j",
          *       "type": "price.updated",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
+         *       "aggregate_id": "price_prod_06h2nvgjxt2stet2b7j2257kxhtg0",
          *       "data": {
-         *         "id": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
+         *         "id": "price_prod_06h2nvgjxt2stet2b7j2257kxhtg0",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-30T01:29:19.995Z",
-         *         "product": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
-         *         "updated": "2026-11-30T01:29:20.372Z",
+         *         "created": "2026-11-30T05:29:35.214Z",
+         *         "product": "prod_prod_06h2nvgga56htnqdbpc1zh5s96bh2",
+         *         "updated": "2026-11-30T05:29:35.598Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20335,14 +20440,14 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
+         *         "id": "price_prod_06h2nvgjxt2stet2b7j2257kxhtg0",
          *         "type": "recurring",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-30T01:29:19.995Z",
-         *         "product": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
-         *         "updated": "2026-11-30T01:29:19.995Z",
+         *         "created": "2026-11-30T05:29:35.214Z",
+         *         "product": "prod_prod_06h2nvgga56htnqdbpc1zh5s96bh2",
+         *         "updated": "2026-11-30T05:29:35.214Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20365,13 +20470,13 @@ export type components = {
          *         "unit_amount_atom": 2000
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4gysdg8f23anzss6jygh5nvc",
-         *       "request_id": "req_prod_06h2m4gysdg8f23anzss6jygh5nvc",
+         *       "correlation_id": "req_prod_06h2nvgm9xhdy6sajy2xezpt9z5yw",
+         *       "request_id": "req_prod_06h2nvgm9xhdy6sajy2xezpt9z5yw",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:20.379Z",
+         *       "created": "2026-11-30T05:29:35.603Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         PriceUpdatedEvent: {
@@ -20416,20 +20521,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4gzexapn712rgn1g3fvrgpa2",
+         *       "id": "evt_prod_06h2nvgn5km3qhedtq6gt3nt015hy",
          *       "type": "price.deleted",
          *       "aggregate_type": "price",
-         *       "aggregate_id": "price_prod_06h2m4gzcvgq8mk3z2g0tk0qe6498",
+         *       "aggregate_id": "price_prod_06h2nvgms59w160zbfjwz49n0ad38",
          *       "data": {
-         *         "id": "price_prod_06h2m4gzcvgq8mk3z2g0tk0qe6498",
+         *         "id": "price_prod_06h2nvgms59w160zbfjwz49n0ad38",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-30T01:29:20.486Z",
+         *         "created": "2026-11-30T05:29:35.689Z",
          *         "deleted": true,
-         *         "product": "prod_prod_06h2m4gx5shmtbn2hxpq03jsjsg4p",
-         *         "updated": "2026-11-30T01:29:20.501Z",
+         *         "product": "prod_prod_06h2nvghw7844d4kmysfnfr951bt2",
+         *         "updated": "2026-11-30T05:29:35.786Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20447,14 +20552,14 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "price_prod_06h2m4gzcvgq8mk3z2g0tk0qe6498",
+         *         "id": "price_prod_06h2nvgms59w160zbfjwz49n0ad38",
          *         "type": "one_time",
          *         "tiers": null,
          *         "active": true,
          *         "object": "price",
-         *         "created": "2026-11-30T01:29:20.486Z",
-         *         "product": "prod_prod_06h2m4gx5shmtbn2hxpq03jsjsg4p",
-         *         "updated": "2026-11-30T01:29:20.486Z",
+         *         "created": "2026-11-30T05:29:35.689Z",
+         *         "product": "prod_prod_06h2nvghw7844d4kmysfnfr951bt2",
+         *         "updated": "2026-11-30T05:29:35.689Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20472,13 +20577,13 @@ export type components = {
          *         "unit_amount_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4gzecv29bh3v6daavv85e0q2",
-         *       "request_id": "req_prod_06h2m4gzecv29bh3v6daavv85e0q2",
+         *       "correlation_id": "req_prod_06h2nvgn2skkjjgft10gnqppcgvxj",
+         *       "request_id": "req_prod_06h2nvgn2skkjjgft10gnqppcgvxj",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:20.503Z",
+         *       "created": "2026-11-30T05:29:35.788Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         PriceDeletedEvent: {
@@ -20523,30 +20628,30 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4gvy4f30xb66xnynbqhns3ra",
+         *       "id": "evt_prod_06h2nvggcsb9g481s0jdm4yc4dw6t",
          *       "type": "product.created",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
+         *       "aggregate_id": "prod_prod_06h2nvgga56htnqdbpc1zh5s96bh2",
          *       "data": {
-         *         "id": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
+         *         "id": "prod_prod_06h2nvgga56htnqdbpc1zh5s96bh2",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-30T01:29:19.598Z",
-         *         "updated": "2026-11-30T01:29:19.598Z",
+         *         "created": "2026-11-30T05:29:34.545Z",
+         *         "updated": "2026-11-30T05:29:34.545Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4gvck8zac6s7zb5nbg67vnxe",
-         *       "request_id": "req_prod_06h2m4gvck8zac6s7zb5nbg67vnxe",
+         *       "correlation_id": "req_prod_06h2nvgg7hy77c6nbkq1x16nepx92",
+         *       "request_id": "req_prod_06h2nvgg7hy77c6nbkq1x16nepx92",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:19.601Z",
+         *       "created": "2026-11-30T05:29:34.566Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         ProductCreatedEvent: {
@@ -20591,40 +20696,40 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4gwvzyf6hmqjjr65ss55fy2m",
+         *       "id": "evt_prod_06h2nvgh18m3sdwnncnrxzg8zt2vp",
          *       "type": "product.updated",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
+         *       "aggregate_id": "prod_prod_06h2nvgga56htnqdbpc1zh5s96bh2",
          *       "data": {
-         *         "id": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
+         *         "id": "prod_prod_06h2nvgga56htnqdbpc1zh5s96bh2",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-30T01:29:19.598Z",
-         *         "updated": "2026-11-30T01:29:19.834Z",
+         *         "created": "2026-11-30T05:29:34.545Z",
+         *         "updated": "2026-11-30T05:29:34.722Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": "The pro plan"
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
+         *         "id": "prod_prod_06h2nvgga56htnqdbpc1zh5s96bh2",
          *         "name": "Pro",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-30T01:29:19.598Z",
-         *         "updated": "2026-11-30T01:29:19.598Z",
+         *         "created": "2026-11-30T05:29:34.545Z",
+         *         "updated": "2026-11-30T05:29:34.545Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4gwpsg52mk28jyvmv8ct0dpt",
-         *       "request_id": "req_prod_06h2m4gwpsg52mk28jyvmv8ct0dpt",
+         *       "correlation_id": "req_prod_06h2nvggrrmxk3m5c65g0bakwkq40",
+         *       "request_id": "req_prod_06h2nvggrrmxk3m5c65g0bakwkq40",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:19.839Z",
+         *       "created": "2026-11-30T05:29:34.730Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         ProductUpdatedEvent: {
@@ -20669,41 +20774,41 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4gzk90f9sc2bv1cv0e9xw964",
+         *       "id": "evt_prod_06h2nvgnfgmhcnf388ngv1vwjdsje",
          *       "type": "product.deleted",
          *       "aggregate_type": "product",
-         *       "aggregate_id": "prod_prod_06h2m4gx5shmtbn2hxpq03jsjsg4p",
+         *       "aggregate_id": "prod_prod_06h2nvghw7844d4kmysfnfr951bt2",
          *       "data": {
-         *         "id": "prod_prod_06h2m4gx5shmtbn2hxpq03jsjsg4p",
+         *         "id": "prod_prod_06h2nvghw7844d4kmysfnfr951bt2",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-30T01:29:19.918Z",
+         *         "created": "2026-11-30T05:29:34.945Z",
          *         "deleted": true,
-         *         "updated": "2026-11-30T01:29:20.535Z",
+         *         "updated": "2026-11-30T05:29:35.857Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "previous_data": {
-         *         "id": "prod_prod_06h2m4gx5shmtbn2hxpq03jsjsg4p",
+         *         "id": "prod_prod_06h2nvghw7844d4kmysfnfr951bt2",
          *         "name": "Spare",
          *         "active": true,
          *         "object": "product",
-         *         "created": "2026-11-30T01:29:19.918Z",
-         *         "updated": "2026-11-30T01:29:19.918Z",
+         *         "created": "2026-11-30T05:29:34.945Z",
+         *         "updated": "2026-11-30T05:29:34.945Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "description": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4gzj27e8x9jymba0q3ts8b9a",
-         *       "request_id": "req_prod_06h2m4gzj27e8x9jymba0q3ts8b9a",
+         *       "correlation_id": "req_prod_06h2nvgnbe4b53045vaym8t8b7bha",
+         *       "request_id": "req_prod_06h2nvgnbe4b53045vaym8t8b7bha",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:20.538Z",
+         *       "created": "2026-11-30T05:29:35.868Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         ProductDeletedEvent: {
@@ -20748,18 +20853,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4he5amadr2efkpy4eaw4k2m6",
+         *       "id": "evt_prod_06h2nvhj76934x47x9z0ffgp02fda",
          *       "type": "refund.created",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2m4he2x6q2w2r9n6tnxa9j2qd6",
+         *       "aggregate_id": "re_prod_06h2nvhj57zgpxakvghr03wnjv6x6",
          *       "data": {
-         *         "id": "re_prod_06h2m4he2x6q2w2r9n6tnxa9j2qd6",
+         *         "id": "re_prod_06h2nvhj57zgpxakvghr03wnjv6x6",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-30T01:29:24.247Z",
-         *         "payment": "py_prod_06h2m4haj9ymqewpke42zfj7t8hb0",
-         *         "updated": "2026-11-30T01:29:24.247Z",
+         *         "created": "2026-11-30T05:29:43.209Z",
+         *         "payment": "py_prod_06h2nvheqgkdr8awca44wz022fsgm",
+         *         "updated": "2026-11-30T05:29:43.209Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20768,13 +20873,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4hdygp25tj217tf50xcpfwea",
-         *       "request_id": "req_prod_06h2m4hdygp25tj217tf50xcpfwea",
+         *       "correlation_id": "req_prod_06h2nvhj3n7ns193th3tdvxbzze8y",
+         *       "request_id": "req_prod_06h2nvhj3n7ns193th3tdvxbzze8y",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:24.266Z",
+         *       "created": "2026-11-30T05:29:43.225Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         RefundCreatedEvent: {
@@ -20819,18 +20924,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4he7p4htkdkjtdhyx83nmdse",
+         *       "id": "evt_prod_06h2nvhj8xrg7h6hpcqy0wsqpyne4",
          *       "type": "refund.updated",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2m4he2x6q2w2r9n6tnxa9j2qd6",
+         *       "aggregate_id": "re_prod_06h2nvhj57zgpxakvghr03wnjv6x6",
          *       "data": {
-         *         "id": "re_prod_06h2m4he2x6q2w2r9n6tnxa9j2qd6",
+         *         "id": "re_prod_06h2nvhj57zgpxakvghr03wnjv6x6",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "succeeded",
-         *         "created": "2026-11-30T01:29:24.247Z",
-         *         "payment": "py_prod_06h2m4haj9ymqewpke42zfj7t8hb0",
-         *         "updated": "2026-11-30T01:29:24.268Z",
+         *         "created": "2026-11-30T05:29:43.209Z",
+         *         "payment": "py_prod_06h2nvheqgkdr8awca44wz022fsgm",
+         *         "updated": "2026-11-30T05:29:43.230Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20838,13 +20943,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2m4he2x6q2w2r9n6tnxa9j2qd6",
+         *         "id": "re_prod_06h2nvhj57zgpxakvghr03wnjv6x6",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-30T01:29:24.247Z",
-         *         "payment": "py_prod_06h2m4haj9ymqewpke42zfj7t8hb0",
-         *         "updated": "2026-11-30T01:29:24.247Z",
+         *         "created": "2026-11-30T05:29:43.209Z",
+         *         "payment": "py_prod_06h2nvheqgkdr8awca44wz022fsgm",
+         *         "updated": "2026-11-30T05:29:43.209Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20852,13 +20957,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4hdygp25tj217tf50xcpfwea",
-         *       "request_id": "req_prod_06h2m4hdygp25tj217tf50xcpfwea",
+         *       "correlation_id": "req_prod_06h2nvhj3n7ns193th3tdvxbzze8y",
+         *       "request_id": "req_prod_06h2nvhj3n7ns193th3tdvxbzze8y",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:24.285Z",
+         *       "created": "2026-11-30T05:29:43.239Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         RefundUpdatedEvent: {
@@ -20903,18 +21008,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4hery96qj62ecevrt0ftx6n2",
+         *       "id": "evt_prod_06h2nvhjrc4gx2jy29d8pn2t52772",
          *       "type": "refund.failed",
          *       "aggregate_type": "refund",
-         *       "aggregate_id": "re_prod_06h2m4henz7e4tmnn2aafqz0t3ymm",
+         *       "aggregate_id": "re_prod_06h2nvhjp9bf9v4xmvqyvvsbqw3n2",
          *       "data": {
-         *         "id": "re_prod_06h2m4henz7e4tmnn2aafqz0t3ymm",
+         *         "id": "re_prod_06h2nvhjp9bf9v4xmvqyvvsbqw3n2",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "failed",
-         *         "created": "2026-11-30T01:29:24.399Z",
-         *         "payment": "py_prod_06h2m4hddqbmmqbnm79wk1x5a2b5e",
-         *         "updated": "2026-11-30T01:29:24.422Z",
+         *         "created": "2026-11-30T05:29:43.346Z",
+         *         "payment": "py_prod_06h2nvhhvrftq7jws769dr4a12w2p",
+         *         "updated": "2026-11-30T05:29:43.362Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20922,13 +21027,13 @@ export type components = {
          *         "failure_reason": "The refund was refused (sandbox payment method pm_sandbox_refund_fails)."
          *       },
          *       "previous_data": {
-         *         "id": "re_prod_06h2m4henz7e4tmnn2aafqz0t3ymm",
+         *         "id": "re_prod_06h2nvhjp9bf9v4xmvqyvvsbqw3n2",
          *         "object": "refund",
          *         "reason": null,
          *         "status": "pending",
-         *         "created": "2026-11-30T01:29:24.399Z",
-         *         "payment": "py_prod_06h2m4hddqbmmqbnm79wk1x5a2b5e",
-         *         "updated": "2026-11-30T01:29:24.399Z",
+         *         "created": "2026-11-30T05:29:43.346Z",
+         *         "payment": "py_prod_06h2nvhhvrftq7jws769dr4a12w2p",
+         *         "updated": "2026-11-30T05:29:43.346Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -20936,13 +21041,13 @@ export type components = {
          *         "failure_reason": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4hej86qrz547xew4mw7j7ed0",
-         *       "request_id": "req_prod_06h2m4hej86qrz547xew4mw7j7ed0",
+         *       "correlation_id": "req_prod_06h2nvhjmyf0k0araz9dxxrsyab70",
+         *       "request_id": "req_prod_06h2nvhjmyf0k0araz9dxxrsyab70",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:24.423Z",
+         *       "created": "2026-11-30T05:29:43.363Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         RefundFailedEvent: {
@@ -20987,18 +21092,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4fwrtqyzkxa0xtcb8z7se7by",
+         *       "id": "evt_prod_06h2nvepfnc6bpbejcvq8vf4rw0fg",
          *       "type": "api_token.created",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m",
+         *       "aggregate_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8",
          *       "data": {
-         *         "id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m",
+         *         "id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8",
          *         "kind": "secret",
          *         "name": "catalogue",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-30T01:29:11.615Z",
-         *         "display": "st_prod_…9bp3",
+         *         "created": "2026-11-30T05:29:19.689Z",
+         *         "display": "st_prod_…xp84",
          *         "expires_at": null,
          *         "revoked_at": null,
          *         "allowed_ips": null,
@@ -21013,13 +21118,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2m4fwp2h622f5yaf880a450xe4",
-         *       "request_id": "req_prod_06h2m4fwp2h622f5yaf880a450xe4",
+         *       "correlation_id": "req_prod_06h2nvep4ps826nffs86dtmcbjpb8",
+         *       "request_id": "req_prod_06h2nvep4ps826nffs86dtmcbjpb8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:11.622Z",
+         *       "created": "2026-11-30T05:29:19.741Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr"
+         *       "actor_id": "user_prod_06h2nvej4cpnpww8hnw9c6p0vt0kg"
          *     }
          */
         ApiTokenCreatedEvent: {
@@ -21064,20 +21169,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4fyymd1cepcbjwzjhz3gtmy6",
+         *       "id": "evt_prod_06h2nvez1txca3apta5fzab9kgym2",
          *       "type": "api_token.revoked",
          *       "aggregate_type": "api_token",
-         *       "aggregate_id": "key_prod_06h2m4fyda9dj25cf1r53gg3pncr8",
+         *       "aggregate_id": "key_prod_06h2nvexe8g5e404hh8p9m00mp3wr",
          *       "data": {
-         *         "id": "key_prod_06h2m4fyda9dj25cf1r53gg3pncr8",
+         *         "id": "key_prod_06h2nvexe8g5e404hh8p9m00mp3wr",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "revoked",
-         *         "created": "2026-11-30T01:29:12.027Z",
-         *         "display": "pt_prod_…k978",
+         *         "created": "2026-11-30T05:29:21.512Z",
+         *         "display": "pt_prod_…hatd",
          *         "expires_at": null,
-         *         "revoked_at": "2026-11-30T01:29:12.180Z",
+         *         "revoked_at": "2026-11-30T05:29:21.931Z",
          *         "allowed_ips": null,
          *         "description": null,
          *         "permissions": null,
@@ -21086,13 +21191,13 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h2m4fyda9dj25cf1r53gg3pncr8",
+         *         "id": "key_prod_06h2nvexe8g5e404hh8p9m00mp3wr",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-30T01:29:12.027Z",
-         *         "display": "pt_prod_…k978",
+         *         "created": "2026-11-30T05:29:21.512Z",
+         *         "display": "pt_prod_…hatd",
          *         "expires_at": null,
          *         "revoked_at": null,
          *         "allowed_ips": null,
@@ -21106,13 +21211,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2m4fyr8dh7g61jzpr6cfdhm01w",
-         *       "request_id": "req_prod_06h2m4fyr8dh7g61jzpr6cfdhm01w",
+         *       "correlation_id": "req_prod_06h2nveyxw4yjcndyykznwv8e0jcy",
+         *       "request_id": "req_prod_06h2nveyxw4yjcndyykznwv8e0jcy",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T01:29:12.181Z",
+         *       "created": "2026-11-30T05:29:21.934Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr"
+         *       "actor_id": "user_prod_06h2nvej4cpnpww8hnw9c6p0vt0kg"
          *     }
          */
         ApiTokenRevokedEvent: {
@@ -21157,20 +21262,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4fzdvvc8d5v4szfpe631pyz0",
+         *       "id": "evt_prod_06h2nvezqrkbr83rvk1a5yht5a0zj",
          *       "type": "webhook_endpoint.created",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
+         *       "aggregate_id": "whe_prod_06h2nveznh2dr50y2qc68h548nzcp",
          *       "data": {
-         *         "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
+         *         "id": "whe_prod_06h2nveznh2dr50y2qc68h548nzcp",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-30T01:29:12.293Z",
+         *         "created": "2026-11-30T05:29:22.089Z",
          *         "enabled": true,
-         *         "updated": "2026-11-30T01:29:12.293Z",
+         *         "updated": "2026-11-30T05:29:22.089Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -21184,13 +21289,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2m4fz2v96abfdsqvjh1j7jveh8",
-         *       "request_id": "req_prod_06h2m4fz2v96abfdsqvjh1j7jveh8",
+         *       "correlation_id": "req_prod_06h2nvezhp5mzx3m6168harcfk4b8",
+         *       "request_id": "req_prod_06h2nvezhp5mzx3m6168harcfk4b8",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:12.302Z",
+         *       "created": "2026-11-30T05:29:22.110Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         WebhookEndpointCreatedEvent: {
@@ -21235,20 +21340,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4fzk2pw30w4616y8de1xgp0r",
+         *       "id": "evt_prod_06h2nvf02nkve4x7dcwmkj5jtwsbg",
          *       "type": "webhook_endpoint.updated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
+         *       "aggregate_id": "whe_prod_06h2nveznh2dr50y2qc68h548nzcp",
          *       "data": {
-         *         "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
+         *         "id": "whe_prod_06h2nveznh2dr50y2qc68h548nzcp",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-30T01:29:12.293Z",
+         *         "created": "2026-11-30T05:29:22.089Z",
          *         "enabled": true,
-         *         "updated": "2026-11-30T01:29:12.342Z",
+         *         "updated": "2026-11-30T05:29:22.169Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21258,15 +21363,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
+         *         "id": "whe_prod_06h2nveznh2dr50y2qc68h548nzcp",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-30T01:29:12.293Z",
+         *         "created": "2026-11-30T05:29:22.089Z",
          *         "enabled": true,
-         *         "updated": "2026-11-30T01:29:12.293Z",
+         *         "updated": "2026-11-30T05:29:22.089Z",
          *         "livemode": false,
          *         "description": null,
          *         "disabled_at": null,
@@ -21279,13 +21384,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2m4fzj4rxkc9828ynm3y5ax05c",
-         *       "request_id": "req_prod_06h2m4fzj4rxkc9828ynm3y5ax05c",
+         *       "correlation_id": "req_prod_06h2nvezyezeqtnjg9xb0bkxm41ey",
+         *       "request_id": "req_prod_06h2nvezyezeqtnjg9xb0bkxm41ey",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:12.344Z",
+         *       "created": "2026-11-30T05:29:22.197Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         WebhookEndpointUpdatedEvent: {
@@ -21330,58 +21435,58 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4g043etpfnvtz8y9nvn6xxcg",
+         *       "id": "evt_prod_06h2nvf2bz72emhdq4j6dnbq61t8y",
          *       "type": "webhook_endpoint.deleted",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
+         *       "aggregate_id": "whe_prod_06h2nveznh2dr50y2qc68h548nzcp",
          *       "data": {
-         *         "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
+         *         "id": "whe_prod_06h2nveznh2dr50y2qc68h548nzcp",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-30T01:29:12.293Z",
+         *         "created": "2026-11-30T05:29:22.089Z",
          *         "deleted": true,
          *         "enabled": false,
-         *         "updated": "2026-11-30T01:29:12.476Z",
+         *         "updated": "2026-11-30T05:29:22.609Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-12-01T01:29:12.427Z"
+         *         "previous_secret_expires_at": "2026-12-01T05:29:22.477Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
+         *         "id": "whe_prod_06h2nveznh2dr50y2qc68h548nzcp",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-30T01:29:12.293Z",
+         *         "created": "2026-11-30T05:29:22.089Z",
          *         "enabled": true,
-         *         "updated": "2026-11-30T01:29:12.427Z",
+         *         "updated": "2026-11-30T05:29:22.477Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-12-01T01:29:12.427Z"
+         *         "previous_secret_expires_at": "2026-12-01T05:29:22.477Z"
          *       },
          *       "metadata": {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2m4g03586yt2xk7fz1cjhp856c",
-         *       "request_id": "req_prod_06h2m4g03586yt2xk7fz1cjhp856c",
+         *       "correlation_id": "req_prod_06h2nvf1nc6qaj1052mfbz2mvgxwm",
+         *       "request_id": "req_prod_06h2nvf1nc6qaj1052mfbz2mvgxwm",
          *       "version": 1,
          *       "sequence": 6,
-         *       "created": "2026-11-30T01:29:12.480Z",
+         *       "created": "2026-11-30T05:29:22.783Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         WebhookEndpointDeletedEvent: {
@@ -21426,20 +21531,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4fzqjda02cfmd6m8mw4fyhbe",
+         *       "id": "evt_prod_06h2nvf0ewphny553zrs0g7ynnwm0",
          *       "type": "webhook_endpoint.disabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
+         *       "aggregate_id": "whe_prod_06h2nveznh2dr50y2qc68h548nzcp",
          *       "data": {
-         *         "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
+         *         "id": "whe_prod_06h2nveznh2dr50y2qc68h548nzcp",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-30T01:29:12.293Z",
+         *         "created": "2026-11-30T05:29:22.089Z",
          *         "enabled": false,
-         *         "updated": "2026-11-30T01:29:12.376Z",
+         *         "updated": "2026-11-30T05:29:22.268Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21449,15 +21554,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
+         *         "id": "whe_prod_06h2nveznh2dr50y2qc68h548nzcp",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-30T01:29:12.293Z",
+         *         "created": "2026-11-30T05:29:22.089Z",
          *         "enabled": true,
-         *         "updated": "2026-11-30T01:29:12.342Z",
+         *         "updated": "2026-11-30T05:29:22.169Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21470,13 +21575,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2m4fzpeyxqg23r8v4magnbcrh6",
-         *       "request_id": "req_prod_06h2m4fzpeyxqg23r8v4magnbcrh6",
+         *       "correlation_id": "req_prod_06h2nvf0aw7nsbeq8g558pa2epqyt",
+         *       "request_id": "req_prod_06h2nvf0aw7nsbeq8g558pa2epqyt",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T01:29:12.380Z",
+         *       "created": "2026-11-30T05:29:22.296Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         WebhookEndpointDisabledEvent: {
@@ -21521,20 +21626,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4fztz623q773etx66yy66c9y",
+         *       "id": "evt_prod_06h2nvf0ywvxr8n9q3bs9j4c1pff4",
          *       "type": "webhook_endpoint.enabled",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
+         *       "aggregate_id": "whe_prod_06h2nveznh2dr50y2qc68h548nzcp",
          *       "data": {
-         *         "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
+         *         "id": "whe_prod_06h2nveznh2dr50y2qc68h548nzcp",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-30T01:29:12.293Z",
+         *         "created": "2026-11-30T05:29:22.089Z",
          *         "enabled": true,
-         *         "updated": "2026-11-30T01:29:12.401Z",
+         *         "updated": "2026-11-30T05:29:22.418Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21544,15 +21649,15 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
+         *         "id": "whe_prod_06h2nveznh2dr50y2qc68h548nzcp",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-30T01:29:12.293Z",
+         *         "created": "2026-11-30T05:29:22.089Z",
          *         "enabled": false,
-         *         "updated": "2026-11-30T01:29:12.376Z",
+         *         "updated": "2026-11-30T05:29:22.268Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21565,13 +21670,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2m4fzsm7xnthax5ngvcgd27tkj",
-         *       "request_id": "req_prod_06h2m4fzsm7xnthax5ngvcgd27tkj",
+         *       "correlation_id": "req_prod_06h2nvf0tat124j91mnxvzv9xj1tj",
+         *       "request_id": "req_prod_06h2nvf0tat124j91mnxvzv9xj1tj",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-30T01:29:12.407Z",
+         *       "created": "2026-11-30T05:29:22.423Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         WebhookEndpointEnabledEvent: {
@@ -21616,38 +21721,38 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4fzzfmxgc0wpmc83v5z6bckw",
+         *       "id": "evt_prod_06h2nvf1dcrs0yw9gr1q2t2n3yqnw",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "aggregate_type": "webhook_endpoint",
-         *       "aggregate_id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
+         *       "aggregate_id": "whe_prod_06h2nveznh2dr50y2qc68h548nzcp",
          *       "data": {
-         *         "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
+         *         "id": "whe_prod_06h2nveznh2dr50y2qc68h548nzcp",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-30T01:29:12.293Z",
+         *         "created": "2026-11-30T05:29:22.089Z",
          *         "enabled": true,
-         *         "updated": "2026-11-30T01:29:12.427Z",
+         *         "updated": "2026-11-30T05:29:22.477Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
          *         "failing_since": null,
          *         "disabled_reason": null,
          *         "max_deliveries_per_second": null,
-         *         "previous_secret_expires_at": "2026-12-01T01:29:12.427Z"
+         *         "previous_secret_expires_at": "2026-12-01T05:29:22.477Z"
          *       },
          *       "previous_data": {
-         *         "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
+         *         "id": "whe_prod_06h2nveznh2dr50y2qc68h548nzcp",
          *         "url": "https://example.com/audit",
          *         "events": [
          *           "customer.created"
          *         ],
          *         "object": "webhook_endpoint",
-         *         "created": "2026-11-30T01:29:12.293Z",
+         *         "created": "2026-11-30T05:29:22.089Z",
          *         "enabled": true,
-         *         "updated": "2026-11-30T01:29:12.401Z",
+         *         "updated": "2026-11-30T05:29:22.418Z",
          *         "livemode": false,
          *         "description": "Audit",
          *         "disabled_at": null,
@@ -21660,13 +21765,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2m4fzx977zwcwp318sasn6tt36",
-         *       "request_id": "req_prod_06h2m4fzx977zwcwp318sasn6tt36",
+         *       "correlation_id": "req_prod_06h2nvf158ypfh5h6ctv6zq9m7jqc",
+         *       "request_id": "req_prod_06h2nvf158ypfh5h6ctv6zq9m7jqc",
          *       "version": 1,
          *       "sequence": 5,
-         *       "created": "2026-11-30T01:29:12.443Z",
+         *       "created": "2026-11-30T05:29:22.539Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         WebhookEndpointSecretRotatedEvent: {
@@ -21711,15 +21816,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4fwht0278qgb6xcvj8t3qfxw",
+         *       "id": "evt_prod_06h2nvenkxgnm6rfjzf6vb488gbnp",
          *       "type": "user.signed_in",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr",
+         *       "aggregate_id": "user_prod_06h2nvej4cpnpww8hnw9c6p0vt0kg",
          *       "data": {
-         *         "id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr",
+         *         "id": "user_prod_06h2nvej4cpnpww8hnw9c6p0vt0kg",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-c4fdef311a@example.com",
+         *         "email": "user-f79da7c18e@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -21731,9 +21836,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:11.566Z",
+         *       "created": "2026-11-30T05:29:19.519Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr"
+         *       "actor_id": "user_prod_06h2nvej4cpnpww8hnw9c6p0vt0kg"
          *     }
          */
         UserSignedInEvent: {
@@ -21778,15 +21883,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4ga81x9jpsgds1asky1grhs4",
+         *       "id": "evt_prod_06h2nvfqa618vtcsr8fjwa30jj3pw",
          *       "type": "user.sign_in_failed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr",
+         *       "aggregate_id": "user_prod_06h2nvej4cpnpww8hnw9c6p0vt0kg",
          *       "data": {
-         *         "id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr",
+         *         "id": "user_prod_06h2nvej4cpnpww8hnw9c6p0vt0kg",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-c4fdef311a@example.com",
+         *         "email": "user-f79da7c18e@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -21798,9 +21903,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:15.072Z",
+         *       "created": "2026-11-30T05:29:28.145Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr"
+         *       "actor_id": "user_prod_06h2nvej4cpnpww8hnw9c6p0vt0kg"
          *     }
          */
         UserSignInFailedEvent: {
@@ -21845,15 +21950,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4gg8ebesmv3vqdh5yyev1x7c",
+         *       "id": "evt_prod_06h2nvfy4hx5cj9td47ajd6p1kt9a",
          *       "type": "user.signed_out",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr",
+         *       "aggregate_id": "user_prod_06h2nvej4cpnpww8hnw9c6p0vt0kg",
          *       "data": {
-         *         "id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr",
+         *         "id": "user_prod_06h2nvej4cpnpww8hnw9c6p0vt0kg",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-c4fdef311a@example.com",
+         *         "email": "user-f79da7c18e@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -21865,9 +21970,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-30T01:29:16.611Z",
+         *       "created": "2026-11-30T05:29:29.892Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr"
+         *       "actor_id": "user_prod_06h2nvej4cpnpww8hnw9c6p0vt0kg"
          *     }
          */
         UserSignedOutEvent: {
@@ -21912,15 +22017,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4gd7z40885wr3jwez2kq3yfc",
+         *       "id": "evt_prod_06h2nvfwqx2zf7s50cnewth1rbqhc",
          *       "type": "user.password_changed",
          *       "aggregate_type": "user",
-         *       "aggregate_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr",
+         *       "aggregate_id": "user_prod_06h2nvej4cpnpww8hnw9c6p0vt0kg",
          *       "data": {
-         *         "id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr",
+         *         "id": "user_prod_06h2nvej4cpnpww8hnw9c6p0vt0kg",
          *         "name": "Test User",
          *         "role": "owner",
-         *         "email": "user-c4fdef311a@example.com",
+         *         "email": "user-f79da7c18e@example.com",
          *         "object": "user"
          *       },
          *       "previous_data": null,
@@ -21932,9 +22037,9 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T01:29:15.839Z",
+         *       "created": "2026-11-30T05:29:29.535Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr"
+         *       "actor_id": "user_prod_06h2nvej4cpnpww8hnw9c6p0vt0kg"
          *     }
          */
         UserPasswordChangedEvent: {
@@ -21979,12 +22084,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4gtvcjbf80qjvggwrz1kqzp2",
+         *       "id": "evt_prod_06h2nvgexzm42mze0rgsknq8cptt8",
          *       "type": "account.settings_updated",
          *       "aggregate_type": "account_settings",
-         *       "aggregate_id": "acc_prod_06h2m4frw3qgh5k8zywcq0vfrp6g8",
+         *       "aggregate_id": "acc_prod_06h2nvej2q0fsn26nvv3d389k945r",
          *       "data": {
-         *         "id": "acc_prod_06h2m4frw3qgh5k8zywcq0vfrp6g8",
+         *         "id": "acc_prod_06h2nvej2q0fsn26nvv3d389k945r",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": {
@@ -22011,7 +22116,7 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "previous_data": {
-         *         "id": "acc_prod_06h2m4frw3qgh5k8zywcq0vfrp6g8",
+         *         "id": "acc_prod_06h2nvej2q0fsn26nvv3d389k945r",
          *         "object": "account_settings",
          *         "tax_id": null,
          *         "address": null,
@@ -22032,13 +22137,13 @@ export type components = {
          *         "entitlement_past_due_grace_days": 7
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4gtryad8rbwa62at44aqtdw6",
-         *       "request_id": "req_prod_06h2m4gtryad8rbwa62at44aqtdw6",
+         *       "correlation_id": "req_prod_06h2nvgesnxfw8vc0t89yzhf3pn3g",
+         *       "request_id": "req_prod_06h2nvgesnxfw8vc0t89yzhf3pn3g",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T01:29:19.323Z",
+         *       "created": "2026-11-30T05:29:34.191Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         AccountSettingsUpdatedEvent: {
@@ -22083,17 +22188,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4gtzr8adxyqndd8m94qjesyw",
+         *       "id": "evt_prod_06h2nvgf4kk6a871dnx9rj5zc7c36",
          *       "type": "tax_rate.created",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2m4gtzkyk8ysdb9x4c22536jyj",
+         *       "aggregate_id": "txr_prod_06h2nvgf40r9ycc11vpdxz5pqrefy",
          *       "data": {
-         *         "id": "txr_prod_06h2m4gtzkyk8ysdb9x4c22536jyj",
+         *         "id": "txr_prod_06h2nvgf40r9ycc11vpdxz5pqrefy",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-30T01:29:19.356Z",
-         *         "updated": "2026-11-30T01:29:19.356Z",
+         *         "created": "2026-11-30T05:29:34.240Z",
+         *         "updated": "2026-11-30T05:29:34.240Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -22104,13 +22209,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4gty7c5qwk7drdqdxqjbdmap",
-         *       "request_id": "req_prod_06h2m4gty7c5qwk7drdqdxqjbdmap",
+         *       "correlation_id": "req_prod_06h2nvgf3jd0gxfdd3y0b76yg5g42",
+         *       "request_id": "req_prod_06h2nvgf3jd0gxfdd3y0b76yg5g42",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:19.358Z",
+         *       "created": "2026-11-30T05:29:34.244Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         TaxRateCreatedEvent: {
@@ -22155,17 +22260,17 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4gv81tct2j6wer0mv0wpjppt",
+         *       "id": "evt_prod_06h2nvgfrbfaj0b4f2ta9p27b5qw0",
          *       "type": "tax_rate.updated",
          *       "aggregate_type": "tax_rate",
-         *       "aggregate_id": "txr_prod_06h2m4gtzkyk8ysdb9x4c22536jyj",
+         *       "aggregate_id": "txr_prod_06h2nvgf40r9ycc11vpdxz5pqrefy",
          *       "data": {
-         *         "id": "txr_prod_06h2m4gtzkyk8ysdb9x4c22536jyj",
+         *         "id": "txr_prod_06h2nvgf40r9ycc11vpdxz5pqrefy",
          *         "active": false,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-30T01:29:19.356Z",
-         *         "updated": "2026-11-30T01:29:19.421Z",
+         *         "created": "2026-11-30T05:29:34.240Z",
+         *         "updated": "2026-11-30T05:29:34.389Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -22175,12 +22280,12 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "previous_data": {
-         *         "id": "txr_prod_06h2m4gtzkyk8ysdb9x4c22536jyj",
+         *         "id": "txr_prod_06h2nvgf40r9ycc11vpdxz5pqrefy",
          *         "active": true,
          *         "object": "tax_rate",
          *         "country": "DE",
-         *         "created": "2026-11-30T01:29:19.356Z",
-         *         "updated": "2026-11-30T01:29:19.356Z",
+         *         "created": "2026-11-30T05:29:34.240Z",
+         *         "updated": "2026-11-30T05:29:34.240Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "inclusive": false,
@@ -22190,13 +22295,13 @@ export type components = {
          *         "jurisdiction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4gv436jz4s24wgs12cw46prp",
-         *       "request_id": "req_prod_06h2m4gv436jz4s24wgs12cw46prp",
+         *       "correlation_id": "req_prod_06h2nvgfhq3b9n53t6ydmkkj5nt0g",
+         *       "request_id": "req_prod_06h2nvgfhq3b9n53t6ydmkkj5nt0g",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:19.424Z",
+         *       "created": "2026-11-30T05:29:34.402Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         TaxRateUpdatedEvent: {
@@ -22241,16 +22346,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4h528qtmazyz1e2tf1em08be",
+         *       "id": "evt_prod_06h2nvgwyj2bq3gw7thvvvhkackq0",
          *       "type": "meter.created",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
+         *       "aggregate_id": "mtr_prod_06h2nvgwy5w2gc0d1keaxrzd0wmky",
          *       "data": {
-         *         "id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
+         *         "id": "mtr_prod_06h2nvgwy5w2gc0d1keaxrzd0wmky",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-30T01:29:21.927Z",
-         *         "updated": "2026-11-30T01:29:21.927Z",
+         *         "created": "2026-11-30T05:29:37.777Z",
+         *         "updated": "2026-11-30T05:29:37.777Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22259,13 +22364,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4h4ydm5bsd6nyqbnv1j3wjy2",
-         *       "request_id": "req_prod_06h2m4h4ydm5bsd6nyqbnv1j3wjy2",
+         *       "correlation_id": "req_prod_06h2nvgwsdympt9npsta33wzm7shy",
+         *       "request_id": "req_prod_06h2nvgwsdympt9npsta33wzm7shy",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:21.938Z",
+         *       "created": "2026-11-30T05:29:37.780Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         MeterCreatedEvent: {
@@ -22310,16 +22415,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4h5mq73374zzyxbvb721g25j",
+         *       "id": "evt_prod_06h2nvgxcyt0cvadtf9bx4ztbh9y4",
          *       "type": "meter.updated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
+         *       "aggregate_id": "mtr_prod_06h2nvgwy5w2gc0d1keaxrzd0wmky",
          *       "data": {
-         *         "id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
+         *         "id": "mtr_prod_06h2nvgwy5w2gc0d1keaxrzd0wmky",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-30T01:29:21.927Z",
-         *         "updated": "2026-11-30T01:29:22.062Z",
+         *         "created": "2026-11-30T05:29:37.777Z",
+         *         "updated": "2026-11-30T05:29:37.888Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22327,11 +22432,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
+         *         "id": "mtr_prod_06h2nvgwy5w2gc0d1keaxrzd0wmky",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-30T01:29:21.927Z",
-         *         "updated": "2026-11-30T01:29:21.927Z",
+         *         "created": "2026-11-30T05:29:37.777Z",
+         *         "updated": "2026-11-30T05:29:37.777Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22339,13 +22444,13 @@ export type components = {
          *         "display_name": "API requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4h5dd2z2zc1amendgptn3g7w",
-         *       "request_id": "req_prod_06h2m4h5dd2z2zc1amendgptn3g7w",
+         *       "correlation_id": "req_prod_06h2nvgx6wmg57e57jm9xa6efq8s4",
+         *       "request_id": "req_prod_06h2nvgx6wmg57e57jm9xa6efq8s4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:22.085Z",
+         *       "created": "2026-11-30T05:29:37.895Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         MeterUpdatedEvent: {
@@ -22390,16 +22495,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4h5xq4854esmkbf6y1y1e8xj",
+         *       "id": "evt_prod_06h2nvgyg1b2bn72dpdxvts2qyz0a",
          *       "type": "meter.deactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
+         *       "aggregate_id": "mtr_prod_06h2nvgwy5w2gc0d1keaxrzd0wmky",
          *       "data": {
-         *         "id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
+         *         "id": "mtr_prod_06h2nvgwy5w2gc0d1keaxrzd0wmky",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-30T01:29:21.927Z",
-         *         "updated": "2026-11-30T01:29:22.149Z",
+         *         "created": "2026-11-30T05:29:37.777Z",
+         *         "updated": "2026-11-30T05:29:38.175Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22407,11 +22512,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
+         *         "id": "mtr_prod_06h2nvgwy5w2gc0d1keaxrzd0wmky",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-30T01:29:21.927Z",
-         *         "updated": "2026-11-30T01:29:22.062Z",
+         *         "created": "2026-11-30T05:29:37.777Z",
+         *         "updated": "2026-11-30T05:29:37.888Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22419,13 +22524,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4h5wdxjjk8bftxn9s96z1taj",
-         *       "request_id": "req_prod_06h2m4h5wdxjjk8bftxn9s96z1taj",
+         *       "correlation_id": "req_prod_06h2nvgydhdncrg0pgxymnf4n1jk0",
+         *       "request_id": "req_prod_06h2nvgydhdncrg0pgxymnf4n1jk0",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T01:29:22.157Z",
+         *       "created": "2026-11-30T05:29:38.176Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         MeterDeactivatedEvent: {
@@ -22470,16 +22575,16 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4h66t4tbpbq307jjh3paabsc",
+         *       "id": "evt_prod_06h2nvgykqhgsbsgvw0swzeq9xejc",
          *       "type": "meter.reactivated",
          *       "aggregate_type": "meter",
-         *       "aggregate_id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
+         *       "aggregate_id": "mtr_prod_06h2nvgwy5w2gc0d1keaxrzd0wmky",
          *       "data": {
-         *         "id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
+         *         "id": "mtr_prod_06h2nvgwy5w2gc0d1keaxrzd0wmky",
          *         "object": "meter",
          *         "status": "active",
-         *         "created": "2026-11-30T01:29:21.927Z",
-         *         "updated": "2026-11-30T01:29:22.219Z",
+         *         "created": "2026-11-30T05:29:37.777Z",
+         *         "updated": "2026-11-30T05:29:38.204Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22487,11 +22592,11 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "previous_data": {
-         *         "id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
+         *         "id": "mtr_prod_06h2nvgwy5w2gc0d1keaxrzd0wmky",
          *         "object": "meter",
          *         "status": "inactive",
-         *         "created": "2026-11-30T01:29:21.927Z",
-         *         "updated": "2026-11-30T01:29:22.149Z",
+         *         "created": "2026-11-30T05:29:37.777Z",
+         *         "updated": "2026-11-30T05:29:38.175Z",
          *         "livemode": false,
          *         "value_key": "value",
          *         "event_name": "api_request",
@@ -22499,13 +22604,13 @@ export type components = {
          *         "display_name": "Requests"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4h61mw0x3h50sbdre13cv3nw",
-         *       "request_id": "req_prod_06h2m4h61mw0x3h50sbdre13cv3nw",
+         *       "correlation_id": "req_prod_06h2nvgyjjwqhznryjap6d7v1nsnc",
+         *       "request_id": "req_prod_06h2nvgyjjwqhznryjap6d7v1nsnc",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-30T01:29:22.230Z",
+         *       "created": "2026-11-30T05:29:38.205Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         MeterReactivatedEvent: {
@@ -22550,29 +22655,29 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4h1fe59c62m19k21jcnm56ye",
+         *       "id": "evt_prod_06h2nvgs3pzy9tm6113v2b1dsjn04",
          *       "type": "feature.created",
          *       "aggregate_type": "feature",
-         *       "aggregate_id": "feat_prod_06h2m4h1f9m1zf1kfet9t90zd0388",
+         *       "aggregate_id": "feat_prod_06h2nvgs30v0g15w22m43w8s5y3xc",
          *       "data": {
-         *         "id": "feat_prod_06h2m4h1f9m1zf1kfet9t90zd0388",
+         *         "id": "feat_prod_06h2nvgs30v0g15w22m43w8s5y3xc",
          *         "name": "Reports",
          *         "object": "feature",
-         *         "created": "2026-11-30T01:29:21.018Z",
-         *         "updated": "2026-11-30T01:29:21.018Z",
+         *         "created": "2026-11-30T05:29:36.792Z",
+         *         "updated": "2026-11-30T05:29:36.792Z",
          *         "livemode": false,
          *         "metadata": {},
          *         "lookup_key": "reports"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4h1etka7ww93hfz7x8z8pdy4",
-         *       "request_id": "req_prod_06h2m4h1etka7ww93hfz7x8z8pdy4",
+         *       "correlation_id": "req_prod_06h2nvgs1rgzzxh28b787xf1nsmpy",
+         *       "request_id": "req_prod_06h2nvgs1rgzzxh28b787xf1nsmpy",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:21.019Z",
+         *       "created": "2026-11-30T05:29:36.797Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         FeatureCreatedEvent: {
@@ -22617,36 +22722,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4h1qs0sw5ztx5ch23d0v1d0t",
+         *       "id": "evt_prod_06h2nvgtdwna434779wke6nrfwd64",
          *       "type": "product_feature.attached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2m4h1qks4vb8nvx6khz89qn6fc",
+         *       "aggregate_id": "prodft_prod_06h2nvgt525zpkjmqhw83h6dzs986",
          *       "data": {
-         *         "id": "prodft_prod_06h2m4h1qks4vb8nvx6khz89qn6fc",
+         *         "id": "prodft_prod_06h2nvgt525zpkjmqhw83h6dzs986",
          *         "object": "product_feature",
-         *         "created": "2026-11-30T01:29:21.084Z",
+         *         "created": "2026-11-30T05:29:37.064Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2m4h1f9m1zf1kfet9t90zd0388",
+         *           "id": "feat_prod_06h2nvgs30v0g15w22m43w8s5y3xc",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-30T01:29:21.018Z",
-         *           "updated": "2026-11-30T01:29:21.018Z",
+         *           "created": "2026-11-30T05:29:36.792Z",
+         *           "updated": "2026-11-30T05:29:36.792Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
          *         },
-         *         "product": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
+         *         "product": "prod_prod_06h2nvgga56htnqdbpc1zh5s96bh2",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4h1nv0e2388aqkxes1ne3d1w",
-         *       "request_id": "req_prod_06h2m4h1nv0e2388aqkxes1ne3d1w",
+         *       "correlation_id": "req_prod_06h2nvgsw7feffb5ykht98nkt0mf4",
+         *       "request_id": "req_prod_06h2nvgsw7feffb5ykht98nkt0mf4",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:21.086Z",
+         *       "created": "2026-11-30T05:29:37.135Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         ProductFeatureAttachedEvent: {
@@ -22691,36 +22796,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4h37576zw3e604sdtnewk8dm",
+         *       "id": "evt_prod_06h2nvgvm80cfz2xb9p41pbate41r",
          *       "type": "product_feature.detached",
          *       "aggregate_type": "product_feature",
-         *       "aggregate_id": "prodft_prod_06h2m4h2vtfcxv6x09mt7v95fsxwr",
+         *       "aggregate_id": "prodft_prod_06h2nvgvdpfgke4nxjjy2951fsb4y",
          *       "data": {
-         *         "id": "prodft_prod_06h2m4h2vtfcxv6x09mt7v95fsxwr",
+         *         "id": "prodft_prod_06h2nvgvdpfgke4nxjjy2951fsb4y",
          *         "object": "product_feature",
-         *         "created": "2026-11-30T01:29:21.374Z",
+         *         "created": "2026-11-30T05:29:37.389Z",
          *         "feature": {
-         *           "id": "feat_prod_06h2m4h2amjbnfqgzn1ezkg95vtc2",
+         *           "id": "feat_prod_06h2nvgv37myp39q91k8a4j2e1ty0",
          *           "name": "Beta",
          *           "object": "feature",
-         *           "created": "2026-11-30T01:29:21.237Z",
-         *           "updated": "2026-11-30T01:29:21.237Z",
+         *           "created": "2026-11-30T05:29:37.305Z",
+         *           "updated": "2026-11-30T05:29:37.305Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "beta"
          *         },
-         *         "product": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
+         *         "product": "prod_prod_06h2nvgga56htnqdbpc1zh5s96bh2",
          *         "livemode": false
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4h33tkmd742jfreyqbms0cs0",
-         *       "request_id": "req_prod_06h2m4h33tkmd742jfreyqbms0cs0",
+         *       "correlation_id": "req_prod_06h2nvgvfyjq28y6ffpe3wb9jd72a",
+         *       "request_id": "req_prod_06h2nvgvfyjq28y6ffpe3wb9jd72a",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:21.465Z",
+         *       "created": "2026-11-30T05:29:37.442Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         ProductFeatureDetachedEvent: {
@@ -22765,36 +22870,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4j2kxgxpek4ftcx5maesxn3y",
+         *       "id": "evt_prod_06h2nvjpdk49x6p3pg5chmfwxhhj8",
          *       "type": "customer.entitlements.updated",
          *       "aggregate_type": "customer_entitlements",
-         *       "aggregate_id": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *       "aggregate_id": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *       "data": {
          *         "items": [
          *           {
-         *             "feature": "feat_prod_06h2m4h1f9m1zf1kfet9t90zd0388",
+         *             "feature": "feat_prod_06h2nvgs30v0g15w22m43w8s5y3xc",
          *             "lookup_key": "reports",
-         *             "source_subscription": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c"
+         *             "source_subscription": "sub_prod_06h2nvjnt89t924evvd0d6ct5pahm"
          *           }
          *         ],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false
          *       },
          *       "previous_data": {
          *         "items": [],
          *         "object": "customer_entitlements",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4j1xgvn9814mkws8e15h377m",
-         *       "request_id": "req_prod_06h2m4j1xgvn9814mkws8e15h377m",
+         *       "correlation_id": "req_prod_06h2nvjnryrp55xpj18rh7x0nnggj",
+         *       "request_id": "req_prod_06h2nvjnryrp55xpj18rh7x0nnggj",
          *       "version": 1,
-         *       "sequence": 4,
-         *       "created": "2026-11-30T01:29:29.503Z",
+         *       "sequence": 5,
+         *       "created": "2026-11-30T05:29:52.492Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         CustomerEntitlementsUpdatedEvent: {
@@ -22839,13 +22944,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4h4n0a95n3x64a6ct7savxt2",
+         *       "id": "evt_prod_06h2nvgvyaj6q01j5dbh3d299e45c",
          *       "type": "portal_configuration.updated",
          *       "aggregate_type": "portal_configuration",
-         *       "aggregate_id": "acc_prod_06h2m4frw3qgh5k8zywcq0vfrp6g8",
+         *       "aggregate_id": "acc_prod_06h2nvej2q0fsn26nvv3d389k945r",
          *       "data": {
          *         "object": "portal_configuration",
-         *         "updated": "2026-11-30T01:29:21.802Z",
+         *         "updated": "2026-11-30T05:29:37.495Z",
          *         "branding": {
          *           "logo_url": null,
          *           "accent_color": null,
@@ -22950,13 +23055,13 @@ export type components = {
          *         "default_return_url": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4h492qkfzvxsd2hbazadhd74",
-         *       "request_id": "req_prod_06h2m4h492qkfzvxsd2hbazadhd74",
+         *       "correlation_id": "req_prod_06h2nvgvrc8zktfqkycwat3bsvz58",
+         *       "request_id": "req_prod_06h2nvgvrc8zktfqkycwat3bsvz58",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-30T01:29:21.832Z",
+         *       "created": "2026-11-30T05:29:37.522Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         PortalConfigurationUpdatedEvent: {
@@ -23001,13 +23106,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4htnka8zekmkbfdc0sr6tfrr",
+         *       "id": "evt_prod_06h2nvj960p8s2apxcck1v9b3e22j",
          *       "type": "credit_note.created",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2m4htdrpxaznmmfz56mxfmfdgw",
+         *       "aggregate_id": "cn_prod_06h2nvj8wrajqqf93gv0wnjbvhpwy",
          *       "data": {
-         *         "id": "cn_prod_06h2m4htdrpxaznmmfz56mxfmfdgw",
-         *         "pdf": "http://127.0.0.1:46319/api/credit-notes/cn_prod_06h2m4htdrpxaznmmfz56mxfmfdgw/pdf",
+         *         "id": "cn_prod_06h2nvj8wrajqqf93gv0wnjbvhpwy",
+         *         "pdf": "http://127.0.0.1:43533/api/credit-notes/cn_prod_06h2nvj8wrajqqf93gv0wnjbvhpwy/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -23025,16 +23130,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-30T01:29:27.406Z",
-         *         "invoice": "in_prod_06h2m4hswyyy3xp4q44bqnrx94nhc",
+         *         "created": "2026-11-30T05:29:49.030Z",
+         *         "invoice": "in_prod_06h2nvj7dkfam5rj8cfhktv7rpb0e",
          *         "refunds": [],
-         *         "updated": "2026-11-30T01:29:27.406Z",
+         *         "updated": "2026-11-30T05:29:49.030Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "93bf62556390e154aaf41c22491cbcf5d929d9c2f5893e5af26e75f2344e5a1a",
+         *         "pdf_sha256": "4802a0ab4dc5f3fd4aebd58b0773d30d2118d48fb96fe2929cc1f221a91425bd",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -23046,13 +23151,13 @@ export type components = {
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4ht5dhkzfb0mbmjtwrgw1s8y",
-         *       "request_id": "req_prod_06h2m4ht5dhkzfb0mbmjtwrgw1s8y",
+         *       "correlation_id": "req_prod_06h2nvj8j0maqm60jrys72x3dhnrr",
+         *       "request_id": "req_prod_06h2nvj8j0maqm60jrys72x3dhnrr",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:27.468Z",
+         *       "created": "2026-11-30T05:29:49.104Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         CreditNoteCreatedEvent: {
@@ -23097,13 +23202,13 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4hv8zshx0wadxhkv17b20awt",
+         *       "id": "evt_prod_06h2nvjaed7eqgqmgsxr4x3h610nm",
          *       "type": "credit_note.voided",
          *       "aggregate_type": "credit_note",
-         *       "aggregate_id": "cn_prod_06h2m4htdrpxaznmmfz56mxfmfdgw",
+         *       "aggregate_id": "cn_prod_06h2nvj8wrajqqf93gv0wnjbvhpwy",
          *       "data": {
-         *         "id": "cn_prod_06h2m4htdrpxaznmmfz56mxfmfdgw",
-         *         "pdf": "http://127.0.0.1:46319/api/credit-notes/cn_prod_06h2m4htdrpxaznmmfz56mxfmfdgw/pdf",
+         *         "id": "cn_prod_06h2nvj8wrajqqf93gv0wnjbvhpwy",
+         *         "pdf": "http://127.0.0.1:43533/api/credit-notes/cn_prod_06h2nvj8wrajqqf93gv0wnjbvhpwy/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -23121,16 +23226,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "void",
-         *         "created": "2026-11-30T01:29:27.406Z",
-         *         "invoice": "in_prod_06h2m4hswyyy3xp4q44bqnrx94nhc",
+         *         "created": "2026-11-30T05:29:49.030Z",
+         *         "invoice": "in_prod_06h2nvj7dkfam5rj8cfhktv7rpb0e",
          *         "refunds": [],
-         *         "updated": "2026-11-30T01:29:27.603Z",
+         *         "updated": "2026-11-30T05:29:49.406Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
          *         "tax_atom": 0,
-         *         "voided_at": "2026-11-30T01:29:27.603Z",
-         *         "pdf_sha256": "93bf62556390e154aaf41c22491cbcf5d929d9c2f5893e5af26e75f2344e5a1a",
+         *         "voided_at": "2026-11-30T05:29:49.406Z",
+         *         "pdf_sha256": "4802a0ab4dc5f3fd4aebd58b0773d30d2118d48fb96fe2929cc1f221a91425bd",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -23141,8 +23246,8 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "previous_data": {
-         *         "id": "cn_prod_06h2m4htdrpxaznmmfz56mxfmfdgw",
-         *         "pdf": "http://127.0.0.1:46319/api/credit-notes/cn_prod_06h2m4htdrpxaznmmfz56mxfmfdgw/pdf",
+         *         "id": "cn_prod_06h2nvj8wrajqqf93gv0wnjbvhpwy",
+         *         "pdf": "http://127.0.0.1:43533/api/credit-notes/cn_prod_06h2nvj8wrajqqf93gv0wnjbvhpwy/pdf",
          *         "memo": null,
          *         "type": "pre_payment",
          *         "lines": [
@@ -23160,16 +23265,16 @@ export type components = {
          *         "object": "credit_note",
          *         "reason": "order_change",
          *         "status": "issued",
-         *         "created": "2026-11-30T01:29:27.406Z",
-         *         "invoice": "in_prod_06h2m4hswyyy3xp4q44bqnrx94nhc",
+         *         "created": "2026-11-30T05:29:49.030Z",
+         *         "invoice": "in_prod_06h2nvj7dkfam5rj8cfhktv7rpb0e",
          *         "refunds": [],
-         *         "updated": "2026-11-30T01:29:27.406Z",
+         *         "updated": "2026-11-30T05:29:49.030Z",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
          *         "tax_atom": 0,
          *         "voided_at": null,
-         *         "pdf_sha256": "93bf62556390e154aaf41c22491cbcf5d929d9c2f5893e5af26e75f2344e5a1a",
+         *         "pdf_sha256": "4802a0ab4dc5f3fd4aebd58b0773d30d2118d48fb96fe2929cc1f221a91425bd",
          *         "total_taxes": [],
          *         "discount_atom": 0,
          *         "subtotal_atom": 100,
@@ -23180,13 +23285,13 @@ export type components = {
          *         "customer_balance_transaction": null
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4hv0qj81cqax1rwffhpxvpsw",
-         *       "request_id": "req_prod_06h2m4hv0qj81cqax1rwffhpxvpsw",
+         *       "correlation_id": "req_prod_06h2nvj9z3e40fwp8javt00k90gww",
+         *       "request_id": "req_prod_06h2nvj9z3e40fwp8javt00k90gww",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:27.623Z",
+         *       "created": "2026-11-30T05:29:49.427Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         CreditNoteVoidedEvent: {
@@ -23231,34 +23336,34 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4hw6vyjmgacq8zj78vjs9bc0",
+         *       "id": "evt_prod_06h2nvjbqzxc4q7pcbxnmh519h94t",
          *       "type": "customer.balance_transaction.created",
          *       "aggregate_type": "customer_balance_transaction",
-         *       "aggregate_id": "cbtxn_prod_06h2m4hw5nvqbktgrt81x7z1e02t2",
+         *       "aggregate_id": "cbtxn_prod_06h2nvjbp81s6wzq15fvgp30ehmbp",
          *       "data": {
-         *         "id": "cbtxn_prod_06h2m4hw5nvqbktgrt81x7z1e02t2",
+         *         "id": "cbtxn_prod_06h2nvjbp81s6wzq15fvgp30ehmbp",
          *         "type": "credit_note",
          *         "object": "customer_balance_transaction",
-         *         "created": "2026-11-30T01:29:27.854Z",
-         *         "invoice": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
+         *         "created": "2026-11-30T05:29:49.746Z",
+         *         "invoice": "in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
          *         "amount_atom": 100,
-         *         "credit_note": "cn_prod_06h2m4hw492q0rhq26btk1ksjncn2",
+         *         "credit_note": "cn_prod_06h2nvjbfw52qrrnveb3rae61kd2g",
          *         "description": null,
          *         "ending_balance_atom": 100,
          *         "subscription_change_request": null
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4hvv4nw2c6h7mmrywtpz72cr",
-         *       "request_id": "req_prod_06h2m4hvv4nw2c6h7mmrywtpz72cr",
+         *       "correlation_id": "req_prod_06h2nvjb8qq3cd484wax197d7t9jc",
+         *       "request_id": "req_prod_06h2nvjb8qq3cd484wax197d7t9jc",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:27.862Z",
+         *       "created": "2026-11-30T05:29:49.759Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         CustomerBalanceTransactionCreatedEvent: {
@@ -23303,15 +23408,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4g2ztpwrr9fnm2khrr3jbpqe",
+         *       "id": "evt_prod_06h2nvf8tzhsgtttpbhacvdds8t8r",
          *       "type": "member.invited",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2m4g20gjvggftya7fxt6ham7pg",
+         *       "aggregate_id": "inv_prod_06h2nvf8edhgeh4m4n1m7j878yc20",
          *       "data": {
-         *         "id": "inv_prod_06h2m4g20gjvggftya7fxt6ham7pg",
+         *         "id": "inv_prod_06h2nvf8edhgeh4m4n1m7j878yc20",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx2lb60e@example.com",
+         *         "email": "withdrawn-mx2tw19j@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -23322,12 +23427,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2m4g1cragmvh9pjcx6zahhfqwj",
+         *       "request_id": "req_prod_06h2nvf8049g1canv7nayajnnt3z6",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:13.214Z",
+         *       "created": "2026-11-30T05:29:24.439Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr"
+         *       "actor_id": "user_prod_06h2nvej4cpnpww8hnw9c6p0vt0kg"
          *     }
          */
         MemberInvitedEvent: {
@@ -23372,24 +23477,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4g3pcs62jdmnyk4ypy6encve",
+         *       "id": "evt_prod_06h2nvf9x3wkn0j43s279exjdfmwg",
          *       "type": "member.invitation_revoked",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "inv_prod_06h2m4g20gjvggftya7fxt6ham7pg",
+         *       "aggregate_id": "inv_prod_06h2nvf8edhgeh4m4n1m7j878yc20",
          *       "data": {
-         *         "id": "inv_prod_06h2m4g20gjvggftya7fxt6ham7pg",
+         *         "id": "inv_prod_06h2nvf8edhgeh4m4n1m7j878yc20",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx2lb60e@example.com",
+         *         "email": "withdrawn-mx2tw19j@example.com",
          *         "object": "member",
          *         "status": "invitation_revoked",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "inv_prod_06h2m4g20gjvggftya7fxt6ham7pg",
+         *         "id": "inv_prod_06h2nvf8edhgeh4m4n1m7j878yc20",
          *         "name": null,
          *         "role": "viewer",
-         *         "email": "withdrawn-mx2lb60e@example.com",
+         *         "email": "withdrawn-mx2tw19j@example.com",
          *         "object": "member",
          *         "status": "invited",
          *         "invitation": null
@@ -23399,12 +23504,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2m4g3jd6qwjh373grnkekq208j",
+         *       "request_id": "req_prod_06h2nvf9qes63etgmdr7n4gbdzx4y",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:13.395Z",
+         *       "created": "2026-11-30T05:29:24.712Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr"
+         *       "actor_id": "user_prod_06h2nvej4cpnpww8hnw9c6p0vt0kg"
          *     }
          */
         MemberInvitationRevokedEvent: {
@@ -23449,18 +23554,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4g6fqcbd7qkx53kfentj73ze",
+         *       "id": "evt_prod_06h2nvfgvkwrvsvzyn2ghm566x0f8",
          *       "type": "member.joined",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2m4g6crsdg5y41zcvyrfe6nff0",
+         *       "aggregate_id": "user_prod_06h2nvfgqt79m27875c75c91mm9np",
          *       "data": {
-         *         "id": "user_prod_06h2m4g6crsdg5y41zcvyrfe6nff0",
+         *         "id": "user_prod_06h2nvfgqt79m27875c75c91mm9np",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx2lb60e@example.com",
+         *         "email": "joined-mx2tw19j@example.com",
          *         "object": "member",
          *         "status": "active",
-         *         "invitation": "inv_prod_06h2m4g3tjdqqbv5c20q9s9pzxj42"
+         *         "invitation": "inv_prod_06h2nvfajwkma2hf438z58dfxz890"
          *       },
          *       "previous_data": null,
          *       "metadata": {
@@ -23468,12 +23573,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2m4g6e96f08m9zka697a9dgbre",
+         *       "request_id": "req_prod_06h2nvfgs6gn70cc8re9nesb5ta86",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:14.109Z",
+         *       "created": "2026-11-30T05:29:26.492Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2m4g6crsdg5y41zcvyrfe6nff0"
+         *       "actor_id": "user_prod_06h2nvfgqt79m27875c75c91mm9np"
          *     }
          */
         MemberJoinedEvent: {
@@ -23518,24 +23623,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4g7480e03h5zy8e67vg8xm9t",
+         *       "id": "evt_prod_06h2nvfh22qcrxpf9c69kvemddkx8",
          *       "type": "member.role_changed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2m4g6crsdg5y41zcvyrfe6nff0",
+         *       "aggregate_id": "user_prod_06h2nvfgqt79m27875c75c91mm9np",
          *       "data": {
-         *         "id": "user_prod_06h2m4g6crsdg5y41zcvyrfe6nff0",
+         *         "id": "user_prod_06h2nvfgqt79m27875c75c91mm9np",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx2lb60e@example.com",
+         *         "email": "joined-mx2tw19j@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2m4g6crsdg5y41zcvyrfe6nff0",
+         *         "id": "user_prod_06h2nvfgqt79m27875c75c91mm9np",
          *         "name": "Joined Member",
          *         "role": "developer",
-         *         "email": "joined-mx2lb60e@example.com",
+         *         "email": "joined-mx2tw19j@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -23545,12 +23650,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2m4g6vjxxzkcps6atxty6dvbp4",
+         *       "request_id": "req_prod_06h2nvfgzzvxteerhdv4jgjkyj0ft",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:14.274Z",
+         *       "created": "2026-11-30T05:29:26.544Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr"
+         *       "actor_id": "user_prod_06h2nvej4cpnpww8hnw9c6p0vt0kg"
          *     }
          */
         MemberRoleChangedEvent: {
@@ -23595,24 +23700,24 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4g7kc92zwpt6tkqj5zyr60rg",
+         *       "id": "evt_prod_06h2nvfjbp4haqssa2zm0mx0b2vq6",
          *       "type": "member.removed",
          *       "aggregate_type": "member",
-         *       "aggregate_id": "user_prod_06h2m4g6crsdg5y41zcvyrfe6nff0",
+         *       "aggregate_id": "user_prod_06h2nvfgqt79m27875c75c91mm9np",
          *       "data": {
-         *         "id": "user_prod_06h2m4g6crsdg5y41zcvyrfe6nff0",
+         *         "id": "user_prod_06h2nvfgqt79m27875c75c91mm9np",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx2lb60e@example.com",
+         *         "email": "joined-mx2tw19j@example.com",
          *         "object": "member",
          *         "status": "removed",
          *         "invitation": null
          *       },
          *       "previous_data": {
-         *         "id": "user_prod_06h2m4g6crsdg5y41zcvyrfe6nff0",
+         *         "id": "user_prod_06h2nvfgqt79m27875c75c91mm9np",
          *         "name": "Joined Member",
          *         "role": "viewer",
-         *         "email": "joined-mx2lb60e@example.com",
+         *         "email": "joined-mx2tw19j@example.com",
          *         "object": "member",
          *         "status": "active",
          *         "invitation": null
@@ -23622,12 +23727,12 @@ export type components = {
          *         "client_address": null
          *       },
          *       "correlation_id": null,
-         *       "request_id": "req_prod_06h2m4g78r1r8658m6d61f2nz2h6w",
+         *       "request_id": "req_prod_06h2nvfhb7nptn318nesq1t5x304r",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T01:29:14.395Z",
+         *       "created": "2026-11-30T05:29:26.877Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr"
+         *       "actor_id": "user_prod_06h2nvej4cpnpww8hnw9c6p0vt0kg"
          *     }
          */
         MemberRemovedEvent: {
@@ -23672,31 +23777,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4ghb5zpfp21vch2b0x6w474g",
+         *       "id": "evt_prod_06h2nvfympxr90dqp9s92carjmyjr",
          *       "type": "payment_processor.connected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2m4frw3qgh5k8zywcq0vfrp6g8",
+         *       "aggregate_id": "acc_prod_06h2nvej2q0fsn26nvv3d389k945r",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-30T01:29:16.885Z",
-         *         "updated": "2026-11-30T01:29:16.885Z",
+         *         "created": "2026-11-30T05:29:30.018Z",
+         *         "updated": "2026-11-30T05:29:30.018Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:46319/api/processors/stripe/acc_prod_06h2m4frw3qgh5k8zywcq0vfrp6g8",
+         *         "webhook_url": "http://127.0.0.1:43533/api/processors/stripe/acc_prod_06h2nvej2q0fsn26nvv3d389k945r",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_ace480699de6a570102dc2b2",
-         *         "webhook_endpoint_id": "we_3a886de5908e0a6a2ee48efa"
+         *         "processor_account": "acct_bfe8bcd302d56cb6bc8363cc",
+         *         "webhook_endpoint_id": "we_64afd4b9212b6afa4e31d806"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4ggpb7ganzrfd28266n8fjyc",
-         *       "request_id": "req_prod_06h2m4ggpb7ganzrfd28266n8fjyc",
+         *       "correlation_id": "req_prod_06h2nvfy6xgfvp3jm20ctspxk16kp",
+         *       "request_id": "req_prod_06h2nvfy6xgfvp3jm20ctspxk16kp",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:16.889Z",
+         *       "created": "2026-11-30T05:29:30.021Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         PaymentProcessorConnectedEvent: {
@@ -23741,31 +23846,31 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4gtn315x7veqft4rj1s0vynr",
+         *       "id": "evt_prod_06h2nvgee165erj6mycbyswqer3y4",
          *       "type": "payment_processor.disconnected",
          *       "aggregate_type": "payment_processor",
-         *       "aggregate_id": "acc_prod_06h2m4frw3qgh5k8zywcq0vfrp6g8",
+         *       "aggregate_id": "acc_prod_06h2nvej2q0fsn26nvv3d389k945r",
          *       "data": {
          *         "object": "payment_processor",
-         *         "created": "2026-11-30T01:29:16.885Z",
-         *         "updated": "2026-11-30T01:29:16.885Z",
+         *         "created": "2026-11-30T05:29:30.018Z",
+         *         "updated": "2026-11-30T05:29:30.018Z",
          *         "livemode": false,
          *         "processor": "stripe",
-         *         "webhook_url": "http://127.0.0.1:46319/api/processors/stripe/acc_prod_06h2m4frw3qgh5k8zywcq0vfrp6g8",
+         *         "webhook_url": "http://127.0.0.1:43533/api/processors/stripe/acc_prod_06h2nvej2q0fsn26nvv3d389k945r",
          *         "publishable_key": "pk_test_catalogue_flow",
          *         "secret_key_last4": "flow",
-         *         "processor_account": "acct_ace480699de6a570102dc2b2",
-         *         "webhook_endpoint_id": "we_3a886de5908e0a6a2ee48efa"
+         *         "processor_account": "acct_bfe8bcd302d56cb6bc8363cc",
+         *         "webhook_endpoint_id": "we_64afd4b9212b6afa4e31d806"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4gtmbt5veas0ctw2v1sdxf70",
-         *       "request_id": "req_prod_06h2m4gtmbt5veas0ctw2v1sdxf70",
+         *       "correlation_id": "req_prod_06h2nvgdrdnzep4mwjbfyn96d73rt",
+         *       "request_id": "req_prod_06h2nvgdrdnzep4mwjbfyn96d73rt",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:19.272Z",
+         *       "created": "2026-11-30T05:29:34.064Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         PaymentProcessorDisconnectedEvent: {
@@ -23810,36 +23915,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4j9hfr3qv0d0bex5ga6b1gd8",
+         *       "id": "evt_prod_06h2nvk1b4rd0w7swgy41gfdabbpw",
          *       "type": "subscription_change_request.scheduled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2m4j8pfqgvcedvzf01sft5q8am",
+         *       "aggregate_id": "scr_prod_06h2nvk0283d77n52ts5x1p8335cr",
          *       "data": {
-         *         "id": "scr_prod_06h2m4j8pfqgvcedvzf01sft5q8am",
+         *         "id": "scr_prod_06h2nvk0283d77n52ts5x1p8335cr",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2m4j7vznkmt0spkt0xsdwr0he2",
+         *             "item": "si_prod_06h2nvjwpyg60bkqz7vxmr3pxbyee",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2m4j7rswztfjv20gn1c139vhet",
+         *             "price": "price_prod_06h2nvjwhgb7xtcn9ps96nmw9pdzw",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-30T01:29:30.948Z",
+         *         "created": "2026-11-30T05:29:54.713Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:29:31.197Z",
+         *         "updated": "2026-11-30T05:29:55.254Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-30T01:29:30.845Z",
-         *         "subscription": "sub_prod_06h2m4j7vznkmt0spkt0xsdwr0he0",
+         *         "effective_at": "2026-12-30T05:29:54.101Z",
+         *         "subscription": "sub_prod_06h2nvjwpyg60bkqz7vxmr3pxbyec",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-30T01:29:30.948Z",
+         *         "proration_date": "2026-11-30T05:29:54.713Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23852,21 +23957,21 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2m4j8pfqgvcedvzf01sft5q8am",
+         *         "id": "scr_prod_06h2nvk0283d77n52ts5x1p8335cr",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2m4j7vznkmt0spkt0xsdwr0he2",
+         *             "item": "si_prod_06h2nvjwpyg60bkqz7vxmr3pxbyee",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2m4j7rswztfjv20gn1c139vhet",
+         *             "price": "price_prod_06h2nvjwhgb7xtcn9ps96nmw9pdzw",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "open",
-         *         "created": "2026-11-30T01:29:30.948Z",
+         *         "created": "2026-11-30T05:29:54.713Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:29:30.948Z",
+         *         "updated": "2026-11-30T05:29:54.713Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
@@ -23874,9 +23979,9 @@ export type components = {
          *         "applied_at": null,
          *         "last_error": null,
          *         "effective_at": null,
-         *         "subscription": "sub_prod_06h2m4j7vznkmt0spkt0xsdwr0he0",
+         *         "subscription": "sub_prod_06h2nvjwpyg60bkqz7vxmr3pxbyec",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-30T01:29:30.948Z",
+         *         "proration_date": "2026-11-30T05:29:54.713Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23889,13 +23994,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4j91j5nqvmbbkpydymrj13hy",
-         *       "request_id": "req_prod_06h2m4j91j5nqvmbbkpydymrj13hy",
+         *       "correlation_id": "req_prod_06h2nvk0yha9tq8etf7phstmxcext",
+         *       "request_id": "req_prod_06h2nvk0yha9tq8etf7phstmxcext",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:31.276Z",
+         *       "created": "2026-11-30T05:29:55.289Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         SubscriptionChangeRequestScheduledEvent: {
@@ -23940,36 +24045,36 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4jjmbeccetc95kxm6wm8rydr",
+         *       "id": "evt_prod_06h2nvkyzjg37bfhkftqpmy3mknmy",
          *       "type": "subscription_change_request.applied",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2m4j8pfqgvcedvzf01sft5q8am",
+         *       "aggregate_id": "scr_prod_06h2nvk0283d77n52ts5x1p8335cr",
          *       "data": {
-         *         "id": "scr_prod_06h2m4j8pfqgvcedvzf01sft5q8am",
+         *         "id": "scr_prod_06h2nvk0283d77n52ts5x1p8335cr",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2m4j7vznkmt0spkt0xsdwr0he2",
+         *             "item": "si_prod_06h2nvjwpyg60bkqz7vxmr3pxbyee",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2m4j7rswztfjv20gn1c139vhet",
+         *             "price": "price_prod_06h2nvjwhgb7xtcn9ps96nmw9pdzw",
          *             "state": "applied",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "applied",
-         *         "created": "2026-11-30T01:29:30.948Z",
+         *         "created": "2026-11-30T05:29:54.713Z",
          *         "invoice": null,
-         *         "updated": "2026-12-30T01:29:30.845Z",
+         *         "updated": "2026-12-30T05:29:54.101Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
-         *         "applied_at": "2026-12-30T01:29:30.845Z",
+         *         "applied_at": "2026-12-30T05:29:54.101Z",
          *         "last_error": null,
-         *         "effective_at": "2026-12-30T01:29:30.845Z",
-         *         "subscription": "sub_prod_06h2m4j7vznkmt0spkt0xsdwr0he0",
+         *         "effective_at": "2026-12-30T05:29:54.101Z",
+         *         "subscription": "sub_prod_06h2nvjwpyg60bkqz7vxmr3pxbyec",
          *         "applied_steps": 1,
-         *         "proration_date": "2026-11-30T01:29:30.948Z",
+         *         "proration_date": "2026-11-30T05:29:54.713Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -23982,31 +24087,31 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2m4j8pfqgvcedvzf01sft5q8am",
+         *         "id": "scr_prod_06h2nvk0283d77n52ts5x1p8335cr",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2m4j7vznkmt0spkt0xsdwr0he2",
+         *             "item": "si_prod_06h2nvjwpyg60bkqz7vxmr3pxbyee",
          *             "type": "switch_price",
-         *             "price": "price_prod_06h2m4j7rswztfjv20gn1c139vhet",
+         *             "price": "price_prod_06h2nvjwhgb7xtcn9ps96nmw9pdzw",
          *             "state": "pending",
          *             "quantity": null
          *           }
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-30T01:29:30.948Z",
+         *         "created": "2026-11-30T05:29:54.713Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:29:31.197Z",
+         *         "updated": "2026-11-30T05:29:55.254Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-30T01:29:30.845Z",
-         *         "subscription": "sub_prod_06h2m4j7vznkmt0spkt0xsdwr0he0",
+         *         "effective_at": "2026-12-30T05:29:54.101Z",
+         *         "subscription": "sub_prod_06h2nvjwpyg60bkqz7vxmr3pxbyec",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-30T01:29:30.948Z",
+         *         "proration_date": "2026-11-30T05:29:54.713Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -24019,11 +24124,11 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4jc5ba3amajb4j832kr579dw",
+         *       "correlation_id": "req_prod_06h2nvkcdg0ye76zmt8ajeb6j3zcy",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-30T01:29:30.845Z",
+         *       "created": "2026-12-30T05:29:54.101Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24070,15 +24175,15 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4jamwx83339vbrhgzaeajb60",
+         *       "id": "evt_prod_06h2nvk2xffheh9n1fsxr3pfnvd3y",
          *       "type": "subscription_change_request.canceled",
          *       "aggregate_type": "subscription_change_request",
-         *       "aggregate_id": "scr_prod_06h2m4jaatypt7f1yfj9c4kv3knhw",
+         *       "aggregate_id": "scr_prod_06h2nvk29gt7pkgdmy5ap4ab0cvm6",
          *       "data": {
-         *         "id": "scr_prod_06h2m4jaatypt7f1yfj9c4kv3knhw",
+         *         "id": "scr_prod_06h2nvk29gt7pkgdmy5ap4ab0cvm6",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2m4j7vznkmt0spkt0xsdwr0he2",
+         *             "item": "si_prod_06h2nvjwpyg60bkqz7vxmr3pxbyee",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -24087,19 +24192,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "canceled",
-         *         "created": "2026-11-30T01:29:31.395Z",
+         *         "created": "2026-11-30T05:29:55.409Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:29:31.558Z",
+         *         "updated": "2026-11-30T05:29:55.686Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-30T01:29:30.845Z",
-         *         "subscription": "sub_prod_06h2m4j7vznkmt0spkt0xsdwr0he0",
+         *         "effective_at": "2026-12-30T05:29:54.101Z",
+         *         "subscription": "sub_prod_06h2nvjwpyg60bkqz7vxmr3pxbyec",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-30T01:29:31.395Z",
+         *         "proration_date": "2026-11-30T05:29:55.409Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -24112,10 +24217,10 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "scr_prod_06h2m4jaatypt7f1yfj9c4kv3knhw",
+         *         "id": "scr_prod_06h2nvk29gt7pkgdmy5ap4ab0cvm6",
          *         "steps": [
          *           {
-         *             "item": "si_prod_06h2m4j7vznkmt0spkt0xsdwr0he2",
+         *             "item": "si_prod_06h2nvjwpyg60bkqz7vxmr3pxbyee",
          *             "type": "set_quantity",
          *             "price": null,
          *             "state": "pending",
@@ -24124,19 +24229,19 @@ export type components = {
          *         ],
          *         "object": "subscription_change_request",
          *         "status": "scheduled",
-         *         "created": "2026-11-30T01:29:31.395Z",
+         *         "created": "2026-11-30T05:29:55.409Z",
          *         "invoice": null,
-         *         "updated": "2026-11-30T01:29:31.516Z",
+         *         "updated": "2026-11-30T05:29:55.570Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "metadata": {},
          *         "effective": "period_end",
          *         "applied_at": null,
          *         "last_error": null,
-         *         "effective_at": "2026-12-30T01:29:30.845Z",
-         *         "subscription": "sub_prod_06h2m4j7vznkmt0spkt0xsdwr0he0",
+         *         "effective_at": "2026-12-30T05:29:54.101Z",
+         *         "subscription": "sub_prod_06h2nvjwpyg60bkqz7vxmr3pxbyec",
          *         "applied_steps": 0,
-         *         "proration_date": "2026-11-30T01:29:31.395Z",
+         *         "proration_date": "2026-11-30T05:29:55.409Z",
          *         "proration_behavior": "create_prorations",
          *         "amount_due_now_atom": 0,
          *         "balance_transaction": null,
@@ -24149,13 +24254,13 @@ export type components = {
          *         "amount_due_now_total_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4jam0t9z4cnaxg4kqgt9wg24",
-         *       "request_id": "req_prod_06h2m4jam0t9z4cnaxg4kqgt9wg24",
+         *       "correlation_id": "req_prod_06h2nvk2p93888gmmacpe6n58nyya",
+         *       "request_id": "req_prod_06h2nvk2p93888gmmacpe6n58nyya",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:31.559Z",
+         *       "created": "2026-11-30T05:29:55.691Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         SubscriptionChangeRequestCanceledEvent: {
@@ -24200,12 +24305,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4h95f2bbb6x2rp0crc2r7xm6",
+         *       "id": "evt_prod_06h2nvh5xqvqs64yhav0zx1rbr764",
          *       "type": "payment_method.attached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2m4h936w4jz8qa8a02h3svmymr",
+         *       "aggregate_id": "pm_prod_06h2nvh5jxwkw4nk79n397pq6r6gm",
          *       "data": {
-         *         "id": "pm_prod_06h2m4h936w4jz8qa8a02h3svmymr",
+         *         "id": "pm_prod_06h2nvh5jxwkw4nk79n397pq6r6gm",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "4242",
@@ -24213,22 +24318,23 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-30T01:29:22.969Z",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "created": "2026-11-30T05:29:39.991Z",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
+         *         "metadata": {},
          *         "processor": "sandbox",
          *         "detached_at": null,
          *         "processor_payment_method": "pm_sandbox_succeeds"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4h8tkcrph7tsr2bpdkajscve",
-         *       "request_id": "req_prod_06h2m4h8tkcrph7tsr2bpdkajscve",
+         *       "correlation_id": "req_prod_06h2nvh5fvp6s1hstbjjgqbw8wq6w",
+         *       "request_id": "req_prod_06h2nvh5fvp6s1hstbjjgqbw8wq6w",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:22.987Z",
+         *       "created": "2026-11-30T05:29:40.077Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         PaymentMethodAttachedEvent: {
@@ -24273,12 +24379,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4ha4v9cpvnty3t67fhcm0ptc",
+         *       "id": "evt_prod_06h2nvh8baq49ngq18m1rtmrtjcr6",
          *       "type": "payment_method.detached",
          *       "aggregate_type": "payment_method",
-         *       "aggregate_id": "pm_prod_06h2m4h9pf8cgvwmpshgy3mrzr9d2",
+         *       "aggregate_id": "pm_prod_06h2nvh8315re0e52yazqp5fxjyem",
          *       "data": {
-         *         "id": "pm_prod_06h2m4h9pf8cgvwmpshgy3mrzr9d2",
+         *         "id": "pm_prod_06h2nvh8315re0e52yazqp5fxjyem",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -24286,15 +24392,16 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-30T01:29:23.123Z",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "created": "2026-11-30T05:29:40.632Z",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
+         *         "metadata": {},
          *         "processor": "sandbox",
-         *         "detached_at": "2026-11-30T01:29:23.234Z",
+         *         "detached_at": "2026-11-30T05:29:40.673Z",
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "previous_data": {
-         *         "id": "pm_prod_06h2m4h9pf8cgvwmpshgy3mrzr9d2",
+         *         "id": "pm_prod_06h2nvh8315re0e52yazqp5fxjyem",
          *         "card": {
          *           "brand": "visa",
          *           "last4": "0002",
@@ -24302,21 +24409,22 @@ export type components = {
          *           "exp_month": 12
          *         },
          *         "object": "payment_method",
-         *         "created": "2026-11-30T01:29:23.123Z",
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "created": "2026-11-30T05:29:40.632Z",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
+         *         "metadata": {},
          *         "processor": "sandbox",
          *         "detached_at": null,
          *         "processor_payment_method": "pm_sandbox_declined"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4h9zs62zb7a522c5r8ptb2qg",
-         *       "request_id": "req_prod_06h2m4h9zs62zb7a522c5r8ptb2qg",
+         *       "correlation_id": "req_prod_06h2nvh86c1h79ns40nscsgnhdeg4",
+         *       "request_id": "req_prod_06h2nvh86c1h79ns40nscsgnhdeg4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:23.238Z",
+         *       "created": "2026-11-30T05:29:40.699Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         PaymentMethodDetachedEvent: {
@@ -24361,25 +24469,117 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4gnxkb025p2af5nt7674jsx8",
+         *       "id": "evt_prod_06h2nvhb6x1vy2snre88gnff5357y",
+         *       "type": "payment_method.updated",
+         *       "aggregate_type": "payment_method",
+         *       "aggregate_id": "pm_prod_06h2nvh5jxwkw4nk79n397pq6r6gm",
+         *       "data": {
+         *         "id": "pm_prod_06h2nvh5jxwkw4nk79n397pq6r6gm",
+         *         "card": {
+         *           "brand": "visa",
+         *           "last4": "4242",
+         *           "exp_year": 2034,
+         *           "exp_month": 3
+         *         },
+         *         "object": "payment_method",
+         *         "created": "2026-11-30T05:29:39.991Z",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
+         *         "livemode": false,
+         *         "metadata": {
+         *           "label": "office"
+         *         },
+         *         "processor": "sandbox",
+         *         "detached_at": null,
+         *         "processor_payment_method": "pm_sandbox_succeeds"
+         *       },
+         *       "previous_data": {
+         *         "id": "pm_prod_06h2nvh5jxwkw4nk79n397pq6r6gm",
+         *         "card": {
+         *           "brand": "visa",
+         *           "last4": "4242",
+         *           "exp_year": 2034,
+         *           "exp_month": 12
+         *         },
+         *         "object": "payment_method",
+         *         "created": "2026-11-30T05:29:39.991Z",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
+         *         "livemode": false,
+         *         "metadata": {},
+         *         "processor": "sandbox",
+         *         "detached_at": null,
+         *         "processor_payment_method": "pm_sandbox_succeeds"
+         *       },
+         *       "metadata": {},
+         *       "correlation_id": "req_prod_06h2nvh9fw3xk1fhfab48f57stn84",
+         *       "request_id": "req_prod_06h2nvh9fw3xk1fhfab48f57stn84",
+         *       "version": 1,
+         *       "sequence": 2,
+         *       "created": "2026-11-30T05:29:41.431Z",
+         *       "actor_type": "api_key",
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
+         *     }
+         */
+        PaymentMethodUpdatedEvent: {
+            /** @description Event identifier, prefix `evt_`. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_method.updated";
+            /**
+             * @description Entity type the event belongs to.
+             * @constant
+             */
+            aggregate_type: "payment_method";
+            /** @description External ID of that entity. */
+            aggregate_id: string;
+            /** @description Full entity state after the change. */
+            data: components["schemas"]["PaymentMethod"];
+            /** @description Full entity state before the change. `null` for create events. */
+            previous_data: components["schemas"]["PaymentMethod"] | null;
+            /** @description Event-specific metadata. */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The request's `X-Correlation-Id`, else its request id. */
+            correlation_id: string | null;
+            /** @description The `req_…` id of the API request that caused the event (its request log: `getRequestLog`); null for background work (renewals, the test clock, deliveries). */
+            request_id: string | null;
+            /** @description Schema version of the event format. */
+            version: number;
+            /** @description Position on the entity's timeline (per `aggregate_id`): 1 for its first event, then +1 exactly. Order and gap-check one entity's events with it. */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created: string;
+            actor_type: ("user" | "api_key" | "system" | "customer") | null;
+            /** @description API token id, user id, … of the actor. */
+            actor_id: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "evt_prod_06h2nvg8m7yx90fd5rj3w2n4pg3gw",
          *       "type": "dispute.created",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2m4gnvxkx2bypn9zg75gm6qdy4",
+         *       "aggregate_id": "dp_prod_06h2nvg8k81hdbtsx4674vdm7ejt8",
          *       "data": {
-         *         "id": "dp_prod_06h2m4gnvxkx2bypn9zg75gm6qdy4",
+         *         "id": "dp_prod_06h2nvg8k81hdbtsx4674vdm7ejt8",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "needs_response",
-         *         "created": "2026-11-30T01:29:18.047Z",
-         *         "payment": "py_prod_06h2m4gjgfw9ja69sf7yrb67sv8ty",
-         *         "updated": "2026-11-30T01:29:18.047Z",
+         *         "created": "2026-11-30T05:29:32.570Z",
+         *         "payment": "py_prod_06h2nvfz4c5eq6sq93d67yqf1sq3g",
+         *         "updated": "2026-11-30T05:29:32.570Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
-         *         "evidence_due_by": "2026-12-07T01:29:17.000Z",
-         *         "processor_dispute": "du_7c68993ffe4858641bad01ab"
+         *         "payment_intent": "pi_prod_06h2nvfyskge9z4m3cncxe566ng72",
+         *         "evidence_due_by": "2026-12-07T05:29:32.000Z",
+         *         "processor_dispute": "du_8b5ca64925366dee5bbc73c8"
          *       },
          *       "previous_data": null,
          *       "metadata": {},
@@ -24387,7 +24587,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:18.060Z",
+         *       "created": "2026-11-30T05:29:32.577Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24434,48 +24634,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4gs8wgrfjkf361psysdb688m",
+         *       "id": "evt_prod_06h2nvgb2j0wxzpd7na7dqqk88xey",
          *       "type": "dispute.updated",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2m4gnvxkx2bypn9zg75gm6qdy4",
+         *       "aggregate_id": "dp_prod_06h2nvg8k81hdbtsx4674vdm7ejt8",
          *       "data": {
-         *         "id": "dp_prod_06h2m4gnvxkx2bypn9zg75gm6qdy4",
+         *         "id": "dp_prod_06h2nvg8k81hdbtsx4674vdm7ejt8",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "under_review",
-         *         "created": "2026-11-30T01:29:18.047Z",
-         *         "payment": "py_prod_06h2m4gjgfw9ja69sf7yrb67sv8ty",
-         *         "updated": "2026-11-30T01:29:18.910Z",
+         *         "created": "2026-11-30T05:29:32.570Z",
+         *         "payment": "py_prod_06h2nvfz4c5eq6sq93d67yqf1sq3g",
+         *         "updated": "2026-11-30T05:29:33.189Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
+         *         "payment_intent": "pi_prod_06h2nvfyskge9z4m3cncxe566ng72",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_7c68993ffe4858641bad01ab"
+         *         "processor_dispute": "du_8b5ca64925366dee5bbc73c8"
          *       },
          *       "previous_data": {
-         *         "id": "dp_prod_06h2m4gnvxkx2bypn9zg75gm6qdy4",
+         *         "id": "dp_prod_06h2nvg8k81hdbtsx4674vdm7ejt8",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "needs_response",
-         *         "created": "2026-11-30T01:29:18.047Z",
-         *         "payment": "py_prod_06h2m4gjgfw9ja69sf7yrb67sv8ty",
-         *         "updated": "2026-11-30T01:29:18.047Z",
+         *         "created": "2026-11-30T05:29:32.570Z",
+         *         "payment": "py_prod_06h2nvfz4c5eq6sq93d67yqf1sq3g",
+         *         "updated": "2026-11-30T05:29:32.570Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
-         *         "evidence_due_by": "2026-12-07T01:29:17.000Z",
-         *         "processor_dispute": "du_7c68993ffe4858641bad01ab"
+         *         "payment_intent": "pi_prod_06h2nvfyskge9z4m3cncxe566ng72",
+         *         "evidence_due_by": "2026-12-07T05:29:32.000Z",
+         *         "processor_dispute": "du_8b5ca64925366dee5bbc73c8"
          *       },
          *       "metadata": {},
          *       "correlation_id": null,
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:18.919Z",
+         *       "created": "2026-11-30T05:29:33.205Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24522,48 +24722,48 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4gtc7d2m1ncssq9yk7fpcybt",
+         *       "id": "evt_prod_06h2nvgctkpvwtq375dg7yaawaa3j",
          *       "type": "dispute.closed",
          *       "aggregate_type": "dispute",
-         *       "aggregate_id": "dp_prod_06h2m4gnvxkx2bypn9zg75gm6qdy4",
+         *       "aggregate_id": "dp_prod_06h2nvg8k81hdbtsx4674vdm7ejt8",
          *       "data": {
-         *         "id": "dp_prod_06h2m4gnvxkx2bypn9zg75gm6qdy4",
+         *         "id": "dp_prod_06h2nvg8k81hdbtsx4674vdm7ejt8",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "lost",
-         *         "created": "2026-11-30T01:29:18.047Z",
-         *         "payment": "py_prod_06h2m4gjgfw9ja69sf7yrb67sv8ty",
-         *         "updated": "2026-11-30T01:29:19.197Z",
+         *         "created": "2026-11-30T05:29:32.570Z",
+         *         "payment": "py_prod_06h2nvfz4c5eq6sq93d67yqf1sq3g",
+         *         "updated": "2026-11-30T05:29:33.638Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
+         *         "payment_intent": "pi_prod_06h2nvfyskge9z4m3cncxe566ng72",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_7c68993ffe4858641bad01ab"
+         *         "processor_dispute": "du_8b5ca64925366dee5bbc73c8"
          *       },
          *       "previous_data": {
-         *         "id": "dp_prod_06h2m4gnvxkx2bypn9zg75gm6qdy4",
+         *         "id": "dp_prod_06h2nvg8k81hdbtsx4674vdm7ejt8",
          *         "object": "dispute",
          *         "reason": "product_not_received",
          *         "status": "under_review",
-         *         "created": "2026-11-30T01:29:18.047Z",
-         *         "payment": "py_prod_06h2m4gjgfw9ja69sf7yrb67sv8ty",
-         *         "updated": "2026-11-30T01:29:18.910Z",
+         *         "created": "2026-11-30T05:29:32.570Z",
+         *         "payment": "py_prod_06h2nvfz4c5eq6sq93d67yqf1sq3g",
+         *         "updated": "2026-11-30T05:29:33.189Z",
          *         "currency": "usd",
          *         "livemode": false,
          *         "processor": "stripe",
          *         "amount_atom": 2500,
-         *         "payment_intent": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
+         *         "payment_intent": "pi_prod_06h2nvfyskge9z4m3cncxe566ng72",
          *         "evidence_due_by": null,
-         *         "processor_dispute": "du_7c68993ffe4858641bad01ab"
+         *         "processor_dispute": "du_8b5ca64925366dee5bbc73c8"
          *       },
          *       "metadata": {},
          *       "correlation_id": null,
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T01:29:19.201Z",
+         *       "created": "2026-11-30T05:29:33.652Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24610,47 +24810,47 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4hk3gc00gm9zn82gb7k2s57y",
+         *       "id": "evt_prod_06h2nvhtdnrremxcnbbtt5n8j7v8y",
          *       "type": "email.sent",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2m4hjhfxjs1n9t80vz7ddr4d90",
+         *       "aggregate_id": "eml_prod_06h2nvhsh28325rm2fw5yynj6ca3p",
          *       "data": {
-         *         "id": "eml_prod_06h2m4hjhfxjs1n9t80vz7ddr4d90",
+         *         "id": "eml_prod_06h2nvhsh28325rm2fw5yynj6ca3p",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2m4hjecqectnagenjgxt0whacg",
+         *         "event": "evt_prod_06h2nvhsg3cqnv6jewd9pf88sp9dy",
          *         "object": "email",
          *         "status": "sent",
-         *         "created": "2026-11-30T01:29:25.388Z",
-         *         "invoice": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
-         *         "sent_at": "2026-11-30T01:29:25.529Z",
+         *         "created": "2026-11-30T05:29:45.096Z",
+         *         "invoice": "in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2",
+         *         "sent_at": "2026-11-30T05:29:45.318Z",
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2m4hjhfxjs1n9t80vz7ddr4d90@localhost>",
+         *         "message_id": "<eml_prod_06h2nvhsh28325rm2fw5yynj6ca3p@localhost>",
          *         "credit_note": null,
-         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2m4hjhfxjs1n9t80vz7ddr4d90.eml (no SMTP_URL)"
+         *         "smtp_response": "250 Written to .data/mail/eml_prod_06h2nvhsh28325rm2fw5yynj6ca3p.eml (no SMTP_URL)"
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2m4hjhfxjs1n9t80vz7ddr4d90",
+         *         "id": "eml_prod_06h2nvhsh28325rm2fw5yynj6ca3p",
          *         "to": [
          *           "jenny@example.com"
          *         ],
          *         "type": "receipt",
-         *         "event": "evt_prod_06h2m4hjecqectnagenjgxt0whacg",
+         *         "event": "evt_prod_06h2nvhsg3cqnv6jewd9pf88sp9dy",
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2026-11-30T01:29:25.388Z",
-         *         "invoice": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
+         *         "created": "2026-11-30T05:29:45.096Z",
+         *         "invoice": "in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2",
          *         "sent_at": null,
          *         "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *         "attempts": 1,
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2m4hjhfxjs1n9t80vz7ddr4d90@localhost>",
+         *         "message_id": "<eml_prod_06h2nvhsh28325rm2fw5yynj6ca3p@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -24659,7 +24859,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:25.532Z",
+         *       "created": "2026-11-30T05:29:45.326Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24706,12 +24906,12 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4k4ww4jmx2j9p1k4hngc0dnr",
+         *       "id": "evt_prod_06h2nvmffv1s4dr4rs2k02hvj1z52",
          *       "type": "email.failed",
          *       "aggregate_type": "email",
-         *       "aggregate_id": "eml_prod_06h2m4k40n1hap8w7933434zzgjgr",
+         *       "aggregate_id": "eml_prod_06h2nvmf3ahsy60bfpqehjp6j3p1g",
          *       "data": {
-         *         "id": "eml_prod_06h2m4k40n1hap8w7933434zzgjgr",
+         *         "id": "eml_prod_06h2nvmf3ahsy60bfpqehjp6j3p1g",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -24719,19 +24919,19 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "rate_limited",
-         *         "created": "2027-01-09T01:29:33.012Z",
+         *         "created": "2027-01-09T05:29:58.045Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2m4k40n1hap8w7933434zzgjgr@localhost>",
+         *         "message_id": "<eml_prod_06h2nvmf3ahsy60bfpqehjp6j3p1g@localhost>",
          *         "credit_note": null,
          *         "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *       },
          *       "previous_data": {
-         *         "id": "eml_prod_06h2m4k40n1hap8w7933434zzgjgr",
+         *         "id": "eml_prod_06h2nvmf3ahsy60bfpqehjp6j3p1g",
          *         "to": [
          *           "owner@example.com"
          *         ],
@@ -24739,14 +24939,14 @@ export type components = {
          *         "event": null,
          *         "object": "email",
          *         "status": "queued",
-         *         "created": "2027-01-09T01:29:33.012Z",
+         *         "created": "2027-01-09T05:29:58.045Z",
          *         "invoice": null,
          *         "sent_at": null,
          *         "subject": "Test email from Example GmbH",
          *         "attempts": 1,
          *         "customer": null,
          *         "livemode": false,
-         *         "message_id": "<eml_prod_06h2m4k40n1hap8w7933434zzgjgr@localhost>",
+         *         "message_id": "<eml_prod_06h2nvmf3ahsy60bfpqehjp6j3p1g@localhost>",
          *         "credit_note": null,
          *         "smtp_response": null
          *       },
@@ -24755,7 +24955,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2027-01-09T01:29:33.240Z",
+         *       "created": "2027-01-09T05:29:58.146Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -24802,20 +25002,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4hztcsmz55eze8btpbmdzffm",
+         *       "id": "evt_prod_06h2nvjfqph6fg5fccap4skj5jeg8",
          *       "type": "credit_grant.created",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
+         *       "aggregate_id": "cg_prod_06h2nvjfpt243c0qzftqjk8sy0gse",
          *       "data": {
-         *         "id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
+         *         "id": "cg_prod_06h2nvjfpt243c0qzftqjk8sy0gse",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-30T01:29:28.764Z",
-         *         "updated": "2026-11-30T01:29:28.764Z",
+         *         "created": "2026-11-30T05:29:50.756Z",
+         *         "updated": "2026-11-30T05:29:50.756Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
+         *         "customer": "cus_prod_06h2nvjett9385ws2h5d4s5h84vrg",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -24825,18 +25025,18 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-30T01:29:28.764Z",
+         *         "effective_at": "2026-11-30T05:29:50.756Z",
          *         "remaining_atom": 300
          *       },
          *       "previous_data": null,
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4hzpaxqr8ckxe8t5j6es7gnp",
-         *       "request_id": "req_prod_06h2m4hzpaxqr8ckxe8t5j6es7gnp",
+         *       "correlation_id": "req_prod_06h2nvjf5n32nmzqgfqcn6zr30r36",
+         *       "request_id": "req_prod_06h2nvjf5n32nmzqgfqcn6zr30r36",
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:28.787Z",
+         *       "created": "2026-11-30T05:29:50.781Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         CreditGrantCreatedEvent: {
@@ -24881,20 +25081,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4j1bvcztgaks580bvnzca56e",
+         *       "id": "evt_prod_06h2nvjmf55ges653r47j72mrfh7a",
          *       "type": "credit_grant.applied",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
+         *       "aggregate_id": "cg_prod_06h2nvjfpt243c0qzftqjk8sy0gse",
          *       "data": {
-         *         "id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
+         *         "id": "cg_prod_06h2nvjfpt243c0qzftqjk8sy0gse",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "depleted",
-         *         "created": "2026-11-30T01:29:28.764Z",
-         *         "updated": "2026-11-30T01:29:29.177Z",
+         *         "created": "2026-11-30T05:29:50.756Z",
+         *         "updated": "2026-11-30T05:29:51.989Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
+         *         "customer": "cus_prod_06h2nvjett9385ws2h5d4s5h84vrg",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -24904,19 +25104,19 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 300,
-         *         "effective_at": "2026-11-30T01:29:28.764Z",
+         *         "effective_at": "2026-11-30T05:29:50.756Z",
          *         "remaining_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
+         *         "id": "cg_prod_06h2nvjfpt243c0qzftqjk8sy0gse",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-30T01:29:28.764Z",
-         *         "updated": "2026-11-30T01:29:28.764Z",
+         *         "created": "2026-11-30T05:29:50.756Z",
+         *         "updated": "2026-11-30T05:29:50.756Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
+         *         "customer": "cus_prod_06h2nvjett9385ws2h5d4s5h84vrg",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -24926,17 +25126,17 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-30T01:29:28.764Z",
+         *         "effective_at": "2026-11-30T05:29:50.756Z",
          *         "remaining_atom": 300
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4j18vrb4hb7rp6rvw43cj9vj",
-         *       "request_id": "req_prod_06h2m4j18vrb4hb7rp6rvw43cj9vj",
+         *       "correlation_id": "req_prod_06h2nvjm4nwyw668z8p62r37922c4",
+         *       "request_id": "req_prod_06h2nvjm4nwyw668z8p62r37922c4",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:29.182Z",
+         *       "created": "2026-11-30T05:29:51.994Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         CreditGrantAppliedEvent: {
@@ -24981,20 +25181,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4j1d1qggmk92jhct8j5r7ws4",
+         *       "id": "evt_prod_06h2nvjmfw2t6hx57ka52mj0nwbwm",
          *       "type": "credit_grant.depleted",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
+         *       "aggregate_id": "cg_prod_06h2nvjfpt243c0qzftqjk8sy0gse",
          *       "data": {
-         *         "id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
+         *         "id": "cg_prod_06h2nvjfpt243c0qzftqjk8sy0gse",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "depleted",
-         *         "created": "2026-11-30T01:29:28.764Z",
-         *         "updated": "2026-11-30T01:29:29.177Z",
+         *         "created": "2026-11-30T05:29:50.756Z",
+         *         "updated": "2026-11-30T05:29:51.989Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
+         *         "customer": "cus_prod_06h2nvjett9385ws2h5d4s5h84vrg",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -25004,19 +25204,19 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 300,
-         *         "effective_at": "2026-11-30T01:29:28.764Z",
+         *         "effective_at": "2026-11-30T05:29:50.756Z",
          *         "remaining_atom": 0
          *       },
          *       "previous_data": {
-         *         "id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
+         *         "id": "cg_prod_06h2nvjfpt243c0qzftqjk8sy0gse",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-30T01:29:28.764Z",
-         *         "updated": "2026-11-30T01:29:28.764Z",
+         *         "created": "2026-11-30T05:29:50.756Z",
+         *         "updated": "2026-11-30T05:29:50.756Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
+         *         "customer": "cus_prod_06h2nvjett9385ws2h5d4s5h84vrg",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -25026,17 +25226,17 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-30T01:29:28.764Z",
+         *         "effective_at": "2026-11-30T05:29:50.756Z",
          *         "remaining_atom": 300
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4j18vrb4hb7rp6rvw43cj9vj",
-         *       "request_id": "req_prod_06h2m4j18vrb4hb7rp6rvw43cj9vj",
+         *       "correlation_id": "req_prod_06h2nvjm4nwyw668z8p62r37922c4",
+         *       "request_id": "req_prod_06h2nvjm4nwyw668z8p62r37922c4",
          *       "version": 1,
          *       "sequence": 3,
-         *       "created": "2026-11-30T01:29:29.193Z",
+         *       "created": "2026-11-30T05:29:51.999Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         CreditGrantDepletedEvent: {
@@ -25081,60 +25281,60 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4jcz5pfmfzcccfqwkfmn5f7g",
+         *       "id": "evt_prod_06h2nvkfyhcm2xdtcr5mcv43t2s2e",
          *       "type": "credit_grant.expired",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2m4j0xtg7zft1k0styewx00zg8",
+         *       "aggregate_id": "cg_prod_06h2nvjkdv34r6qp2b4qrtj8tq99w",
          *       "data": {
-         *         "id": "cg_prod_06h2m4j0xtg7zft1k0styewx00zg8",
+         *         "id": "cg_prod_06h2nvjkdv34r6qp2b4qrtj8tq99w",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "expired",
-         *         "created": "2026-11-30T01:29:29.068Z",
-         *         "updated": "2026-12-01T01:29:28.271Z",
+         *         "created": "2026-11-30T05:29:51.715Z",
+         *         "updated": "2026-12-01T05:29:50.252Z",
          *         "category": "paid",
          *         "currency": "eur",
-         *         "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
+         *         "customer": "cus_prod_06h2nvjett9385ws2h5d4s5h84vrg",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
          *         "voided_at": null,
          *         "applies_to": "all",
-         *         "expired_at": "2026-12-01T01:29:28.271Z",
-         *         "expires_at": "2026-12-01T01:29:28.271Z",
+         *         "expired_at": "2026-12-01T05:29:50.252Z",
+         *         "expires_at": "2026-12-01T05:29:50.252Z",
          *         "amount_atom": 100,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-30T01:29:29.068Z",
+         *         "effective_at": "2026-11-30T05:29:51.715Z",
          *         "remaining_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "cg_prod_06h2m4j0xtg7zft1k0styewx00zg8",
+         *         "id": "cg_prod_06h2nvjkdv34r6qp2b4qrtj8tq99w",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-30T01:29:29.068Z",
-         *         "updated": "2026-11-30T01:29:29.068Z",
+         *         "created": "2026-11-30T05:29:51.715Z",
+         *         "updated": "2026-11-30T05:29:51.715Z",
          *         "category": "paid",
          *         "currency": "eur",
-         *         "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
+         *         "customer": "cus_prod_06h2nvjett9385ws2h5d4s5h84vrg",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
          *         "voided_at": null,
          *         "applies_to": "all",
          *         "expired_at": null,
-         *         "expires_at": "2026-12-01T01:29:28.271Z",
+         *         "expires_at": "2026-12-01T05:29:50.252Z",
          *         "amount_atom": 100,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-30T01:29:29.068Z",
+         *         "effective_at": "2026-11-30T05:29:51.715Z",
          *         "remaining_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4jc5ba3amajb4j832kr579dw",
+         *       "correlation_id": "req_prod_06h2nvkcdg0ye76zmt8ajeb6j3zcy",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-12-01T01:29:28.271Z",
+         *       "created": "2026-12-01T05:29:50.252Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -25181,42 +25381,42 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4j0jg52k9r3phapessv8j6wm",
+         *       "id": "evt_prod_06h2nvjgvf8fw8zej0p1cmxvwac2p",
          *       "type": "credit_grant.voided",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2m4j0956cerg52hkvp0fcd0ara",
+         *       "aggregate_id": "cg_prod_06h2nvjggy117tvj9nr2nx322r3vp",
          *       "data": {
-         *         "id": "cg_prod_06h2m4j0956cerg52hkvp0fcd0ara",
+         *         "id": "cg_prod_06h2nvjggy117tvj9nr2nx322r3vp",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "voided",
-         *         "created": "2026-11-30T01:29:28.890Z",
-         *         "updated": "2026-11-30T01:29:28.974Z",
+         *         "created": "2026-11-30T05:29:50.981Z",
+         *         "updated": "2026-11-30T05:29:51.052Z",
          *         "category": "paid",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
+         *         "customer": "cus_prod_06h2nvjett9385ws2h5d4s5h84vrg",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
-         *         "voided_at": "2026-11-30T01:29:28.974Z",
+         *         "voided_at": "2026-11-30T05:29:51.052Z",
          *         "applies_to": "all",
          *         "expired_at": null,
          *         "expires_at": null,
          *         "amount_atom": 100,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-30T01:29:28.890Z",
+         *         "effective_at": "2026-11-30T05:29:50.981Z",
          *         "remaining_atom": 100
          *       },
          *       "previous_data": {
-         *         "id": "cg_prod_06h2m4j0956cerg52hkvp0fcd0ara",
+         *         "id": "cg_prod_06h2nvjggy117tvj9nr2nx322r3vp",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-30T01:29:28.890Z",
-         *         "updated": "2026-11-30T01:29:28.890Z",
+         *         "created": "2026-11-30T05:29:50.981Z",
+         *         "updated": "2026-11-30T05:29:50.981Z",
          *         "category": "paid",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
+         *         "customer": "cus_prod_06h2nvjett9385ws2h5d4s5h84vrg",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -25226,17 +25426,17 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 100,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-30T01:29:28.890Z",
+         *         "effective_at": "2026-11-30T05:29:50.981Z",
          *         "remaining_atom": 100
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4j0c56ytnpmygkfree0agn7g",
-         *       "request_id": "req_prod_06h2m4j0c56ytnpmygkfree0agn7g",
+         *       "correlation_id": "req_prod_06h2nvjgjqhcr5kqtxazt140gxrx0",
+         *       "request_id": "req_prod_06h2nvjgjqhcr5kqtxazt140gxrx0",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:28.980Z",
+         *       "created": "2026-11-30T05:29:51.067Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         CreditGrantVoidedEvent: {
@@ -25281,20 +25481,20 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4j1vk9yaj7ppgkx093350106",
+         *       "id": "evt_prod_06h2nvjnm00f453v8mj68tpy8d1x2",
          *       "type": "credit_grant.reinstated",
          *       "aggregate_type": "credit_grant",
-         *       "aggregate_id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
+         *       "aggregate_id": "cg_prod_06h2nvjfpt243c0qzftqjk8sy0gse",
          *       "data": {
-         *         "id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
+         *         "id": "cg_prod_06h2nvjfpt243c0qzftqjk8sy0gse",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "active",
-         *         "created": "2026-11-30T01:29:28.764Z",
-         *         "updated": "2026-11-30T01:29:29.302Z",
+         *         "created": "2026-11-30T05:29:50.756Z",
+         *         "updated": "2026-11-30T05:29:52.275Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
+         *         "customer": "cus_prod_06h2nvjett9385ws2h5d4s5h84vrg",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -25304,19 +25504,19 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 0,
-         *         "effective_at": "2026-11-30T01:29:28.764Z",
+         *         "effective_at": "2026-11-30T05:29:50.756Z",
          *         "remaining_atom": 300
          *       },
          *       "previous_data": {
-         *         "id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
+         *         "id": "cg_prod_06h2nvjfpt243c0qzftqjk8sy0gse",
          *         "name": null,
          *         "object": "credit_grant",
          *         "status": "depleted",
-         *         "created": "2026-11-30T01:29:28.764Z",
-         *         "updated": "2026-11-30T01:29:29.177Z",
+         *         "created": "2026-11-30T05:29:50.756Z",
+         *         "updated": "2026-11-30T05:29:51.989Z",
          *         "category": "promotional",
          *         "currency": "usd",
-         *         "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
+         *         "customer": "cus_prod_06h2nvjett9385ws2h5d4s5h84vrg",
          *         "livemode": false,
          *         "metadata": {},
          *         "priority": 50,
@@ -25326,17 +25526,17 @@ export type components = {
          *         "expires_at": null,
          *         "amount_atom": 300,
          *         "applied_atom": 300,
-         *         "effective_at": "2026-11-30T01:29:28.764Z",
+         *         "effective_at": "2026-11-30T05:29:50.756Z",
          *         "remaining_atom": 0
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4j1sfga5ckry79t7dex48cgr",
-         *       "request_id": "req_prod_06h2m4j1sfga5ckry79t7dex48cgr",
+         *       "correlation_id": "req_prod_06h2nvjncc3jjgh1v6vs6w1g4zsd8",
+         *       "request_id": "req_prod_06h2nvjncc3jjgh1v6vs6w1g4zsd8",
          *       "version": 1,
          *       "sequence": 4,
-         *       "created": "2026-11-30T01:29:29.308Z",
+         *       "created": "2026-11-30T05:29:52.288Z",
          *       "actor_type": "api_key",
-         *       "actor_id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m"
+         *       "actor_id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8"
          *     }
          */
         CreditGrantReinstatedEvent: {
@@ -25381,18 +25581,18 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4fykxnz4parg7x08c9v95z7e",
+         *       "id": "evt_prod_06h2nveynmd78x1sjgxwc0ctdr2z4",
          *       "type": "api_key.rolled",
          *       "aggregate_type": "api_key",
-         *       "aggregate_id": "key_prod_06h2m4fyda9dj25cf1r53gg3pncr8",
+         *       "aggregate_id": "key_prod_06h2nvexe8g5e404hh8p9m00mp3wr",
          *       "data": {
-         *         "id": "key_prod_06h2m4fyda9dj25cf1r53gg3pncr8",
+         *         "id": "key_prod_06h2nvexe8g5e404hh8p9m00mp3wr",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-30T01:29:12.027Z",
-         *         "display": "pt_prod_…k978",
+         *         "created": "2026-11-30T05:29:21.512Z",
+         *         "display": "pt_prod_…hatd",
          *         "expires_at": null,
          *         "revoked_at": null,
          *         "allowed_ips": null,
@@ -25403,13 +25603,13 @@ export type components = {
          *         "previous_secret_expires_at": null
          *       },
          *       "previous_data": {
-         *         "id": "key_prod_06h2m4fyda9dj25cf1r53gg3pncr8",
+         *         "id": "key_prod_06h2nvexe8g5e404hh8p9m00mp3wr",
          *         "kind": "publishable",
          *         "name": "spare",
          *         "object": "api_token",
          *         "status": "active",
-         *         "created": "2026-11-30T01:29:12.027Z",
-         *         "display": "pt_prod_…pqck",
+         *         "created": "2026-11-30T05:29:21.512Z",
+         *         "display": "pt_prod_…edb0",
          *         "expires_at": null,
          *         "revoked_at": null,
          *         "allowed_ips": null,
@@ -25423,13 +25623,13 @@ export type components = {
          *         "user_agent": "node",
          *         "client_address": "127.0.0.1"
          *       },
-         *       "correlation_id": "req_prod_06h2m4fyhe8xp6zysca8rxpc442ee",
-         *       "request_id": "req_prod_06h2m4fyhe8xp6zysca8rxpc442ee",
+         *       "correlation_id": "req_prod_06h2nveyhrmm6tdesz2pcrkx2gnac",
+         *       "request_id": "req_prod_06h2nveyhrmm6tdesz2pcrkx2gnac",
          *       "version": 1,
          *       "sequence": 2,
-         *       "created": "2026-11-30T01:29:12.095Z",
+         *       "created": "2026-11-30T05:29:21.837Z",
          *       "actor_type": "user",
-         *       "actor_id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr"
+         *       "actor_id": "user_prod_06h2nvej4cpnpww8hnw9c6p0vt0kg"
          *     }
          */
         ApiKeyRolledEvent: {
@@ -25474,19 +25674,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4ham2wh6bmmrwayvhkt3hkwe",
+         *       "id": "evt_prod_06h2nvh6qtje91v5xdf9qvn6m4zgc",
          *       "type": "alert.triggered",
          *       "aggregate_type": "alert_trigger",
-         *       "aggregate_id": "atrg_prod_06h2m4hak9xcb42fgk2453hb5bzpr",
+         *       "aggregate_id": "atrg_prod_06h2nvh656fngjmrv1f4m7y0k0m02",
          *       "data": {
-         *         "id": "atrg_prod_06h2m4hak9xcb42fgk2453hb5bzpr",
-         *         "alert": "alrt_prod_06h2m4h7v2x6rgrdf6c4266kk97wg",
-         *         "meter": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
+         *         "id": "atrg_prod_06h2nvh656fngjmrv1f4m7y0k0m02",
+         *         "alert": "alrt_prod_06h2nvh387a13b4q3zqxz2rjjg4ge",
+         *         "meter": "mtr_prod_06h2nvgwy5w2gc0d1keaxrzd0wmky",
          *         "value": 1,
          *         "object": "alert_trigger",
-         *         "created": "2026-11-30T01:29:23.307Z",
+         *         "created": "2026-11-30T05:29:39.986Z",
          *         "currency": null,
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
          *         "threshold": 1,
          *         "alert_type": "usage_threshold",
@@ -25500,7 +25700,7 @@ export type components = {
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 1,
-         *       "created": "2026-11-30T01:29:23.360Z",
+         *       "created": "2026-11-30T05:29:40.286Z",
          *       "actor_type": "system",
          *       "actor_id": null
          *     }
@@ -25547,19 +25747,19 @@ export type components = {
         };
         /**
          * @example {
-         *       "id": "evt_prod_06h2m4jcf3p20kzjff5cwjh21jpt2",
+         *       "id": "evt_prod_06h2nvkecr2850e25s6qb6amqgcce",
          *       "type": "alert.resolved",
          *       "aggregate_type": "alert_trigger",
-         *       "aggregate_id": "atrg_prod_06h2m4hak9xcb42fgk2453hb5bzpr",
+         *       "aggregate_id": "atrg_prod_06h2nvh656fngjmrv1f4m7y0k0m02",
          *       "data": {
-         *         "id": "atrg_prod_06h2m4hak9xcb42fgk2453hb5bzpr",
-         *         "alert": "alrt_prod_06h2m4h7v2x6rgrdf6c4266kk97wg",
-         *         "meter": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
+         *         "id": "atrg_prod_06h2nvh656fngjmrv1f4m7y0k0m02",
+         *         "alert": "alrt_prod_06h2nvh387a13b4q3zqxz2rjjg4ge",
+         *         "meter": "mtr_prod_06h2nvgwy5w2gc0d1keaxrzd0wmky",
          *         "value": 1,
          *         "object": "alert_trigger",
-         *         "created": "2026-11-30T01:29:23.307Z",
+         *         "created": "2026-11-30T05:29:39.986Z",
          *         "currency": null,
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
          *         "threshold": 1,
          *         "alert_type": "usage_threshold",
@@ -25568,14 +25768,14 @@ export type components = {
          *         "period_start": "2026-11-01T00:00:00.000Z"
          *       },
          *       "previous_data": {
-         *         "id": "atrg_prod_06h2m4hak9xcb42fgk2453hb5bzpr",
-         *         "alert": "alrt_prod_06h2m4h7v2x6rgrdf6c4266kk97wg",
-         *         "meter": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
+         *         "id": "atrg_prod_06h2nvh656fngjmrv1f4m7y0k0m02",
+         *         "alert": "alrt_prod_06h2nvh387a13b4q3zqxz2rjjg4ge",
+         *         "meter": "mtr_prod_06h2nvgwy5w2gc0d1keaxrzd0wmky",
          *         "value": 1,
          *         "object": "alert_trigger",
-         *         "created": "2026-11-30T01:29:23.307Z",
+         *         "created": "2026-11-30T05:29:39.986Z",
          *         "currency": null,
-         *         "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *         "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *         "livemode": false,
          *         "threshold": 1,
          *         "alert_type": "usage_threshold",
@@ -25584,7 +25784,7 @@ export type components = {
          *         "period_start": "2026-11-01T00:00:00.000Z"
          *       },
          *       "metadata": {},
-         *       "correlation_id": "req_prod_06h2m4jc5ba3amajb4j832kr579dw",
+         *       "correlation_id": "req_prod_06h2nvkcdg0ye76zmt8ajeb6j3zcy",
          *       "request_id": null,
          *       "version": 1,
          *       "sequence": 2,
@@ -26333,26 +26533,26 @@ export type components = {
             next_cursor: string;
         };
         /** @description Exactly the JSON body a webhook delivery of an event carries, by event type. */
-        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"] | components["schemas"]["UserSignedInWebhookEvent"] | components["schemas"]["UserSignInFailedWebhookEvent"] | components["schemas"]["UserSignedOutWebhookEvent"] | components["schemas"]["UserPasswordChangedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"] | components["schemas"]["TaxRateCreatedWebhookEvent"] | components["schemas"]["TaxRateUpdatedWebhookEvent"] | components["schemas"]["MeterCreatedWebhookEvent"] | components["schemas"]["MeterUpdatedWebhookEvent"] | components["schemas"]["MeterDeactivatedWebhookEvent"] | components["schemas"]["MeterReactivatedWebhookEvent"] | components["schemas"]["FeatureCreatedWebhookEvent"] | components["schemas"]["ProductFeatureAttachedWebhookEvent"] | components["schemas"]["ProductFeatureDetachedWebhookEvent"] | components["schemas"]["CustomerEntitlementsUpdatedWebhookEvent"] | components["schemas"]["PortalConfigurationUpdatedWebhookEvent"] | components["schemas"]["CreditNoteCreatedWebhookEvent"] | components["schemas"]["CreditNoteVoidedWebhookEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedWebhookEvent"] | components["schemas"]["MemberInvitedWebhookEvent"] | components["schemas"]["MemberInvitationRevokedWebhookEvent"] | components["schemas"]["MemberJoinedWebhookEvent"] | components["schemas"]["MemberRoleChangedWebhookEvent"] | components["schemas"]["MemberRemovedWebhookEvent"] | components["schemas"]["PaymentProcessorConnectedWebhookEvent"] | components["schemas"]["PaymentProcessorDisconnectedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledWebhookEvent"] | components["schemas"]["PaymentMethodAttachedWebhookEvent"] | components["schemas"]["PaymentMethodDetachedWebhookEvent"] | components["schemas"]["DisputeCreatedWebhookEvent"] | components["schemas"]["DisputeUpdatedWebhookEvent"] | components["schemas"]["DisputeClosedWebhookEvent"] | components["schemas"]["EmailSentWebhookEvent"] | components["schemas"]["EmailFailedWebhookEvent"] | components["schemas"]["CreditGrantCreatedWebhookEvent"] | components["schemas"]["CreditGrantAppliedWebhookEvent"] | components["schemas"]["CreditGrantDepletedWebhookEvent"] | components["schemas"]["CreditGrantExpiredWebhookEvent"] | components["schemas"]["CreditGrantVoidedWebhookEvent"] | components["schemas"]["CreditGrantReinstatedWebhookEvent"] | components["schemas"]["ApiKeyRolledWebhookEvent"] | components["schemas"]["AlertTriggeredWebhookEvent"] | components["schemas"]["AlertResolvedWebhookEvent"];
+        WebhookEvent: components["schemas"]["PaymentSucceededWebhookEvent"] | components["schemas"]["PaymentFailedWebhookEvent"] | components["schemas"]["PaymentRefundedWebhookEvent"] | components["schemas"]["CheckoutSessionCreatedWebhookEvent"] | components["schemas"]["CheckoutSessionUpdatedWebhookEvent"] | components["schemas"]["CheckoutSessionDeletedWebhookEvent"] | components["schemas"]["CheckoutSessionCompletedWebhookEvent"] | components["schemas"]["CheckoutSessionExpiredWebhookEvent"] | components["schemas"]["PaymentIntentCreatedWebhookEvent"] | components["schemas"]["PaymentIntentProcessingWebhookEvent"] | components["schemas"]["PaymentIntentRequiresActionWebhookEvent"] | components["schemas"]["PaymentIntentAmountCapturableUpdatedWebhookEvent"] | components["schemas"]["PaymentIntentSucceededWebhookEvent"] | components["schemas"]["PaymentIntentCanceledWebhookEvent"] | components["schemas"]["PaymentIntentPaymentFailedWebhookEvent"] | components["schemas"]["PaymentIntentPartiallyFundedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCreatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionUpdatedWebhookEvent"] | components["schemas"]["CustomerSubscriptionPausedWebhookEvent"] | components["schemas"]["CustomerSubscriptionResumedWebhookEvent"] | components["schemas"]["CustomerSubscriptionCancelledWebhookEvent"] | components["schemas"]["CustomerSubscriptionTrialWillEndWebhookEvent"] | components["schemas"]["InvoiceCreatedWebhookEvent"] | components["schemas"]["InvoiceFinalizedWebhookEvent"] | components["schemas"]["InvoicePaidWebhookEvent"] | components["schemas"]["InvoicePaymentSucceededWebhookEvent"] | components["schemas"]["InvoicePaymentFailedWebhookEvent"] | components["schemas"]["InvoicePaymentActionRequiredWebhookEvent"] | components["schemas"]["InvoiceOverdueWebhookEvent"] | components["schemas"]["InvoiceVoidedWebhookEvent"] | components["schemas"]["InvoiceMarkedUncollectibleWebhookEvent"] | components["schemas"]["InvoiceRefundedWebhookEvent"] | components["schemas"]["InvoiceUpcomingWebhookEvent"] | components["schemas"]["CustomerCreatedWebhookEvent"] | components["schemas"]["CustomerUpdatedWebhookEvent"] | components["schemas"]["CustomerDeletedWebhookEvent"] | components["schemas"]["CustomerDiscountCreatedWebhookEvent"] | components["schemas"]["CustomerDiscountUpdatedWebhookEvent"] | components["schemas"]["CustomerDiscountDeletedWebhookEvent"] | components["schemas"]["CouponCreatedWebhookEvent"] | components["schemas"]["CouponUpdatedWebhookEvent"] | components["schemas"]["CouponDeletedWebhookEvent"] | components["schemas"]["PriceCreatedWebhookEvent"] | components["schemas"]["PriceUpdatedWebhookEvent"] | components["schemas"]["PriceDeletedWebhookEvent"] | components["schemas"]["ProductCreatedWebhookEvent"] | components["schemas"]["ProductUpdatedWebhookEvent"] | components["schemas"]["ProductDeletedWebhookEvent"] | components["schemas"]["RefundCreatedWebhookEvent"] | components["schemas"]["RefundUpdatedWebhookEvent"] | components["schemas"]["RefundFailedWebhookEvent"] | components["schemas"]["ApiTokenCreatedWebhookEvent"] | components["schemas"]["ApiTokenRevokedWebhookEvent"] | components["schemas"]["WebhookEndpointCreatedWebhookEvent"] | components["schemas"]["WebhookEndpointUpdatedWebhookEvent"] | components["schemas"]["WebhookEndpointDeletedWebhookEvent"] | components["schemas"]["WebhookEndpointDisabledWebhookEvent"] | components["schemas"]["WebhookEndpointEnabledWebhookEvent"] | components["schemas"]["WebhookEndpointSecretRotatedWebhookEvent"] | components["schemas"]["UserSignedInWebhookEvent"] | components["schemas"]["UserSignInFailedWebhookEvent"] | components["schemas"]["UserSignedOutWebhookEvent"] | components["schemas"]["UserPasswordChangedWebhookEvent"] | components["schemas"]["AccountSettingsUpdatedWebhookEvent"] | components["schemas"]["TaxRateCreatedWebhookEvent"] | components["schemas"]["TaxRateUpdatedWebhookEvent"] | components["schemas"]["MeterCreatedWebhookEvent"] | components["schemas"]["MeterUpdatedWebhookEvent"] | components["schemas"]["MeterDeactivatedWebhookEvent"] | components["schemas"]["MeterReactivatedWebhookEvent"] | components["schemas"]["FeatureCreatedWebhookEvent"] | components["schemas"]["ProductFeatureAttachedWebhookEvent"] | components["schemas"]["ProductFeatureDetachedWebhookEvent"] | components["schemas"]["CustomerEntitlementsUpdatedWebhookEvent"] | components["schemas"]["PortalConfigurationUpdatedWebhookEvent"] | components["schemas"]["CreditNoteCreatedWebhookEvent"] | components["schemas"]["CreditNoteVoidedWebhookEvent"] | components["schemas"]["CustomerBalanceTransactionCreatedWebhookEvent"] | components["schemas"]["MemberInvitedWebhookEvent"] | components["schemas"]["MemberInvitationRevokedWebhookEvent"] | components["schemas"]["MemberJoinedWebhookEvent"] | components["schemas"]["MemberRoleChangedWebhookEvent"] | components["schemas"]["MemberRemovedWebhookEvent"] | components["schemas"]["PaymentProcessorConnectedWebhookEvent"] | components["schemas"]["PaymentProcessorDisconnectedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestScheduledWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestAppliedWebhookEvent"] | components["schemas"]["SubscriptionChangeRequestCanceledWebhookEvent"] | components["schemas"]["PaymentMethodAttachedWebhookEvent"] | components["schemas"]["PaymentMethodDetachedWebhookEvent"] | components["schemas"]["PaymentMethodUpdatedWebhookEvent"] | components["schemas"]["DisputeCreatedWebhookEvent"] | components["schemas"]["DisputeUpdatedWebhookEvent"] | components["schemas"]["DisputeClosedWebhookEvent"] | components["schemas"]["EmailSentWebhookEvent"] | components["schemas"]["EmailFailedWebhookEvent"] | components["schemas"]["CreditGrantCreatedWebhookEvent"] | components["schemas"]["CreditGrantAppliedWebhookEvent"] | components["schemas"]["CreditGrantDepletedWebhookEvent"] | components["schemas"]["CreditGrantExpiredWebhookEvent"] | components["schemas"]["CreditGrantVoidedWebhookEvent"] | components["schemas"]["CreditGrantReinstatedWebhookEvent"] | components["schemas"]["ApiKeyRolledWebhookEvent"] | components["schemas"]["AlertTriggeredWebhookEvent"] | components["schemas"]["AlertResolvedWebhookEvent"];
         /**
          * @description The webhook body of `payment.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2m4gjjz1wdvt9daqg200k4rast",
+         *       "id": "evt_prod_06h2nvfz4zw3wjh9wmceh79hgsy1c",
          *       "object": "event",
          *       "type": "payment.succeeded",
          *       "sequence": 1,
-         *       "created": 1796002157,
+         *       "created": 1796016570,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2m4gjgfw9ja69sf7yrb67sv8ty",
+         *           "id": "py_prod_06h2nvfz4c5eq6sq93d67yqf1sq3g",
          *           "object": "payment",
          *           "status": "succeeded",
-         *           "created": "2026-11-30T01:29:17.187Z",
+         *           "created": "2026-11-30T05:29:30.147Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
+         *           "payment_intent": "pi_prod_06h2nvfyskge9z4m3cncxe566ng72",
          *           "payment_method": "pm_card_visa",
          *           "failure_message": null,
          *           "amount_refunded_atom": 0
@@ -26410,22 +26610,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.failed`.
          * @example {
-         *       "id": "evt_prod_06h2m4hbfxmm2jv5szgns5mkqhj1g",
+         *       "id": "evt_prod_06h2nvhf6en36eknvd3dgg9k370xt",
          *       "object": "event",
          *       "type": "payment.failed",
          *       "sequence": 1,
-         *       "created": 1796002163,
+         *       "created": 1796016582,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2m4hbepawhqn0962hv8y41ajbe",
+         *           "id": "py_prod_06h2nvhf5s5fwnbmjaxbk9mywg4ay",
          *           "object": "payment",
          *           "status": "failed",
-         *           "created": "2026-11-30T01:29:23.573Z",
+         *           "created": "2026-11-30T05:29:42.446Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2m4hb5c54exxfjcxtdyypeg550",
+         *           "payment_intent": "pi_prod_06h2nvhf19b8gzq496pzv53bag6f4",
          *           "payment_method": "pm_sandbox_declined",
          *           "failure_message": "Your card was declined (sandbox payment method pm_sandbox_declined).",
          *           "amount_refunded_atom": 0
@@ -26462,22 +26662,22 @@ export type components = {
         /**
          * @description The webhook body of `payment.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2m4he86xe3wqe0rfpne35h5b0c",
+         *       "id": "evt_prod_06h2nvhjaxd5jf9x5dvkd7srvqdtc",
          *       "object": "event",
          *       "type": "payment.refunded",
          *       "sequence": 2,
-         *       "created": 1796002164,
+         *       "created": 1796016583,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "py_prod_06h2m4haj9ymqewpke42zfj7t8hb0",
+         *           "id": "py_prod_06h2nvheqgkdr8awca44wz022fsgm",
          *           "object": "payment",
          *           "status": "partially_refunded",
-         *           "created": "2026-11-30T01:29:23.346Z",
+         *           "created": "2026-11-30T05:29:42.332Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "amount_atom": 1000,
-         *           "payment_intent": "pi_prod_06h2m4hadrrkg6cctc4vx12cz465t",
+         *           "payment_intent": "pi_prod_06h2nvhddza3vcngtjd3pjvwvxqec",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "failure_message": null,
          *           "amount_refunded_atom": 400
@@ -26518,32 +26718,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.created`.
          * @example {
-         *       "id": "evt_prod_06h2m4jasm12wa3wmd75efdzn45y6",
+         *       "id": "evt_prod_06h2nvk3xbj33wfhbp0pvrnbb1zf2",
          *       "object": "event",
          *       "type": "checkout.session.created",
          *       "sequence": 1,
-         *       "created": 1796002171,
+         *       "created": 1796016595,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2m4jasfmftn8fmn6zq8f8h2xec",
-         *           "url": "http://127.0.0.1:46319/checkout/cs_prod_06h2m4jasfmftn8fmn6zq8f8h2xec",
+         *           "id": "cs_prod_06h2nvk3wrk86narpgtwg76jvjm98",
+         *           "url": "http://127.0.0.1:43533/checkout/cs_prod_06h2nvk3wrk86narpgtwg76jvjm98",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-30T01:29:31.592Z",
+         *           "created": "2026-11-30T05:29:55.927Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T01:29:31.592Z",
+         *           "updated": "2026-11-30T05:29:55.927Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-12-01T01:29:31.592Z",
+         *           "expires_at": "2026-12-01T05:29:55.927Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *               "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -26648,22 +26848,22 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.updated`.
          * @example {
-         *       "id": "evt_prod_06h2m4jbt5y6nxq4syh85t7bhpcq6",
+         *       "id": "evt_prod_06h2nvk95a6g6yfj3jj8tcjcw4grg",
          *       "object": "event",
          *       "type": "checkout.session.updated",
          *       "sequence": 2,
-         *       "created": 1796002171,
+         *       "created": 1796016597,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2m4jbnqtckg7nt0qhpzwdtgwmj",
-         *           "url": "http://127.0.0.1:46319/checkout/cs_prod_06h2m4jbnqtckg7nt0qhpzwdtgwmj",
+         *           "id": "cs_prod_06h2nvk8qqfh4x3nesf2zyzddsvn0",
+         *           "url": "http://127.0.0.1:43533/checkout/cs_prod_06h2nvk8qqfh4x3nesf2zyzddsvn0",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-30T01:29:31.818Z",
+         *           "created": "2026-11-30T05:29:57.110Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T01:29:31.856Z",
+         *           "updated": "2026-11-30T05:29:57.280Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -26672,10 +26872,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-12-01T01:29:31.818Z",
+         *           "expires_at": "2026-12-01T05:29:57.110Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *               "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -26692,7 +26892,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-30T01:29:31.818Z",
+         *           "updated": "2026-11-30T05:29:57.110Z",
          *           "metadata": {}
          *         }
          *       }
@@ -26727,23 +26927,23 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2m4jbxfcwyfvwc49ywzt4077jp",
+         *       "id": "evt_prod_06h2nvk9my2vyzxbkz6v9ew9ncy84",
          *       "object": "event",
          *       "type": "checkout.session.deleted",
          *       "sequence": 3,
-         *       "created": 1796002171,
+         *       "created": 1796016597,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2m4jbnqtckg7nt0qhpzwdtgwmj",
-         *           "url": "http://127.0.0.1:46319/checkout/cs_prod_06h2m4jbnqtckg7nt0qhpzwdtgwmj",
+         *           "id": "cs_prod_06h2nvk8qqfh4x3nesf2zyzddsvn0",
+         *           "url": "http://127.0.0.1:43533/checkout/cs_prod_06h2nvk8qqfh4x3nesf2zyzddsvn0",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "open",
-         *           "created": "2026-11-30T01:29:31.818Z",
+         *           "created": "2026-11-30T05:29:57.110Z",
          *           "deleted": true,
          *           "invoice": null,
-         *           "updated": "2026-11-30T01:29:31.881Z",
+         *           "updated": "2026-11-30T05:29:57.394Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -26752,10 +26952,10 @@ export type components = {
          *           },
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-12-01T01:29:31.818Z",
+         *           "expires_at": "2026-12-01T05:29:57.110Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *               "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -26772,7 +26972,7 @@ export type components = {
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-30T01:29:31.856Z",
+         *           "updated": "2026-11-30T05:29:57.280Z",
          *           "deleted": null
          *         }
          *       }
@@ -26865,32 +27065,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.completed`.
          * @example {
-         *       "id": "evt_prod_06h2m4jbgswxd3snca39zdmxqgs92",
+         *       "id": "evt_prod_06h2nvk718jqxbmb7g3xs9m99d67p",
          *       "object": "event",
          *       "type": "checkout.session.completed",
          *       "sequence": 2,
-         *       "created": 1796002171,
+         *       "created": 1796016596,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2m4jasfmftn8fmn6zq8f8h2xec",
-         *           "url": "http://127.0.0.1:46319/checkout/cs_prod_06h2m4jasfmftn8fmn6zq8f8h2xec",
+         *           "id": "cs_prod_06h2nvk3wrk86narpgtwg76jvjm98",
+         *           "url": "http://127.0.0.1:43533/checkout/cs_prod_06h2nvk3wrk86narpgtwg76jvjm98",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "complete",
-         *           "created": "2026-11-30T01:29:31.592Z",
+         *           "created": "2026-11-30T05:29:55.927Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T01:29:31.780Z",
+         *           "updated": "2026-11-30T05:29:56.737Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4jb7tv1a7x49jm510pwwdtsp",
+         *           "customer": "cus_prod_06h2nvk4dz4q54d4wy06wew2wgzg2",
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
          *           "expired_at": null,
-         *           "expires_at": "2026-12-01T01:29:31.592Z",
+         *           "expires_at": "2026-12-01T05:29:55.927Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *               "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -26898,17 +27098,17 @@ export type components = {
          *             }
          *           ],
          *           "success_url": "https://example.com/thanks",
-         *           "completed_at": "2026-11-30T01:29:31.780Z",
+         *           "completed_at": "2026-11-30T05:29:56.737Z",
          *           "subscription": null,
          *           "customer_email": "new-buyer@example.com",
-         *           "payment_intent": "pi_prod_06h2m4jbaq2paencf521v9a6k4pbt",
+         *           "payment_intent": "pi_prod_06h2nvk4rf5a0sxc3e7k2qpcy57np",
          *           "payment_status": "paid",
          *           "amount_total_atom": 1000,
          *           "subscription_data": null
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-30T01:29:31.592Z",
+         *           "updated": "2026-11-30T05:29:55.927Z",
          *           "customer": null,
          *           "completed_at": null,
          *           "customer_email": null,
@@ -26947,32 +27147,32 @@ export type components = {
         /**
          * @description The webhook body of `checkout.session.expired`.
          * @example {
-         *       "id": "evt_prod_06h2m4jdb0517jj9a5e9gavvgghb6",
+         *       "id": "evt_prod_06h2nvkj5sb5arw0jeqd9m54by4s2",
          *       "object": "event",
          *       "type": "checkout.session.expired",
          *       "sequence": 2,
-         *       "created": 1796088571,
+         *       "created": 1796102997,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cs_prod_06h2m4jc1ehp99ev0ftp92gcpdn1r",
-         *           "url": "http://127.0.0.1:46319/checkout/cs_prod_06h2m4jc1ehp99ev0ftp92gcpdn1r",
+         *           "id": "cs_prod_06h2nvk9r946e76d47s048awy7k6m",
+         *           "url": "http://127.0.0.1:43533/checkout/cs_prod_06h2nvk9r946e76d47s048awy7k6m",
          *           "mode": "payment",
          *           "object": "checkout_session",
          *           "status": "expired",
-         *           "created": "2026-11-30T01:29:31.913Z",
+         *           "created": "2026-11-30T05:29:57.434Z",
          *           "invoice": null,
-         *           "updated": "2026-12-01T01:29:31.913Z",
+         *           "updated": "2026-12-01T05:29:57.434Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "cancel_url": null,
-         *           "expired_at": "2026-12-01T01:29:31.913Z",
-         *           "expires_at": "2026-12-01T01:29:31.913Z",
+         *           "expired_at": "2026-12-01T05:29:57.434Z",
+         *           "expires_at": "2026-12-01T05:29:57.434Z",
          *           "line_items": [
          *             {
-         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *               "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *               "quantity": 2,
          *               "amount_atom": 1000,
          *               "description": "Pro",
@@ -26990,7 +27190,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-30T01:29:31.913Z",
+         *           "updated": "2026-11-30T05:29:57.434Z",
          *           "expired_at": null
          *         }
          *       }
@@ -27025,20 +27225,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.created`.
          * @example {
-         *       "id": "evt_prod_06h2m4ghpa1abcnxnaa0ckt3sr1b0",
+         *       "id": "evt_prod_06h2nvfyvcp06mcmh5tyh74xkz8gj",
          *       "object": "event",
          *       "type": "payment_intent.created",
          *       "sequence": 1,
-         *       "created": 1796002156,
+         *       "created": 1796016570,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
+         *           "id": "pi_prod_06h2nvfyskge9z4m3cncxe566ng72",
          *           "object": "payment_intent",
          *           "status": "requires_confirmation",
-         *           "created": "2026-11-30T01:29:16.954Z",
+         *           "created": "2026-11-30T05:29:30.060Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T01:29:16.954Z",
+         *           "updated": "2026-11-30T05:29:30.060Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -27117,20 +27317,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.processing`.
          * @example {
-         *       "id": "evt_prod_06h2m4gjecrwprmt9ehpjbk7x2800",
+         *       "id": "evt_prod_06h2nvfz40yf3prc8b6r2kz2hwagp",
          *       "object": "event",
          *       "type": "payment_intent.processing",
          *       "sequence": 2,
-         *       "created": 1796002157,
+         *       "created": 1796016570,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
+         *           "id": "pi_prod_06h2nvfyskge9z4m3cncxe566ng72",
          *           "object": "payment_intent",
          *           "status": "processing",
-         *           "created": "2026-11-30T01:29:16.954Z",
+         *           "created": "2026-11-30T05:29:30.060Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T01:29:17.166Z",
+         *           "updated": "2026-11-30T05:29:30.134Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -27145,7 +27345,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-30T01:29:17.026Z"
+         *           "updated": "2026-11-30T05:29:30.090Z"
          *         }
          *       }
          *     }
@@ -27179,22 +27379,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.requires_action`.
          * @example {
-         *       "id": "evt_prod_06h2m4hc38tks43xbd9zcwkkf4a24",
+         *       "id": "evt_prod_06h2nvhfpd97pfws7z1mt0vmphb3m",
          *       "object": "event",
          *       "type": "payment_intent.requires_action",
          *       "sequence": 2,
-         *       "created": 1796002163,
+         *       "created": 1796016582,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2m4hbzrnkw5qya4ecw9ec9jqy0",
+         *           "id": "pi_prod_06h2nvhfb0c8s6wdws0xf02xz86g8",
          *           "object": "payment_intent",
          *           "status": "requires_action",
-         *           "created": "2026-11-30T01:29:23.710Z",
+         *           "created": "2026-11-30T05:29:42.488Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T01:29:23.734Z",
+         *           "updated": "2026-11-30T05:29:42.558Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -27207,7 +27407,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_confirmation",
-         *           "updated": "2026-11-30T01:29:23.710Z"
+         *           "updated": "2026-11-30T05:29:42.488Z"
          *         }
          *       }
          *     }
@@ -27241,22 +27441,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.amount_capturable_updated`.
          * @example {
-         *       "id": "evt_prod_06h2m4hcga46kkagvzsenvfbp4xbp",
+         *       "id": "evt_prod_06h2nvhhbbfdqt7npfpk4ddq2h1k4",
          *       "object": "event",
          *       "type": "payment_intent.amount_capturable_updated",
          *       "sequence": 3,
-         *       "created": 1796002163,
+         *       "created": 1796016583,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2m4hcertz0wd920q96q2b6jgf8",
+         *           "id": "pi_prod_06h2nvhh9az3s1m3gw3eqba6yq5kj",
          *           "object": "payment_intent",
          *           "status": "requires_capture",
-         *           "created": "2026-11-30T01:29:23.830Z",
+         *           "created": "2026-11-30T05:29:42.986Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T01:29:23.839Z",
+         *           "updated": "2026-11-30T05:29:42.999Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -27269,7 +27469,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-30T01:29:23.835Z",
+         *           "updated": "2026-11-30T05:29:42.995Z",
          *           "amount_capturable_atom": 0
          *         }
          *       }
@@ -27304,20 +27504,20 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2m4gjre3p0d8d6738wh0sbtdjr",
+         *       "id": "evt_prod_06h2nvfz6f0x39pkdmrr9gegx84pr",
          *       "object": "event",
          *       "type": "payment_intent.succeeded",
          *       "sequence": 3,
-         *       "created": 1796002157,
+         *       "created": 1796016570,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
+         *           "id": "pi_prod_06h2nvfyskge9z4m3cncxe566ng72",
          *           "object": "payment_intent",
          *           "status": "succeeded",
-         *           "created": "2026-11-30T01:29:16.954Z",
+         *           "created": "2026-11-30T05:29:30.060Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T01:29:17.243Z",
+         *           "updated": "2026-11-30T05:29:30.161Z",
          *           "currency": "usd",
          *           "customer": null,
          *           "livemode": false,
@@ -27332,7 +27532,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-30T01:29:17.166Z",
+         *           "updated": "2026-11-30T05:29:30.134Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -27367,26 +27567,26 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2m4hcyem7n6swbvb9jctdhsw34",
+         *       "id": "evt_prod_06h2nvhhk50w4ew8jydcv9y79vfbe",
          *       "object": "event",
          *       "type": "payment_intent.canceled",
          *       "sequence": 4,
-         *       "created": 1796002163,
+         *       "created": 1796016583,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2m4hcertz0wd920q96q2b6jgf8",
+         *           "id": "pi_prod_06h2nvhh9az3s1m3gw3eqba6yq5kj",
          *           "object": "payment_intent",
          *           "status": "canceled",
-         *           "created": "2026-11-30T01:29:23.830Z",
+         *           "created": "2026-11-30T05:29:42.986Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T01:29:23.939Z",
+         *           "updated": "2026-11-30T05:29:43.062Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
-         *           "canceled_at": "2026-11-30T01:29:23.939Z",
+         *           "canceled_at": "2026-11-30T05:29:43.062Z",
          *           "capture_method": "manual",
          *           "payment_method": "pm_sandbox_succeeds",
          *           "last_payment_error": null,
@@ -27395,7 +27595,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "requires_capture",
-         *           "updated": "2026-11-30T01:29:23.839Z",
+         *           "updated": "2026-11-30T05:29:42.999Z",
          *           "canceled_at": null,
          *           "amount_capturable_atom": 1000
          *         }
@@ -27431,22 +27631,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2m4hbj6wzwv9ak661x49cawb22",
+         *       "id": "evt_prod_06h2nvhf84tr99dg5t41ahpnnxam6",
          *       "object": "event",
          *       "type": "payment_intent.payment_failed",
          *       "sequence": 3,
-         *       "created": 1796002163,
+         *       "created": 1796016582,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2m4hb5c54exxfjcxtdyypeg550",
+         *           "id": "pi_prod_06h2nvhf19b8gzq496pzv53bag6f4",
          *           "object": "payment_intent",
          *           "status": "requires_payment_method",
-         *           "created": "2026-11-30T01:29:23.499Z",
+         *           "created": "2026-11-30T05:29:42.410Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T01:29:23.587Z",
+         *           "updated": "2026-11-30T05:29:42.460Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -27459,7 +27659,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-30T01:29:23.562Z",
+         *           "updated": "2026-11-30T05:29:42.436Z",
          *           "payment_method": "pm_sandbox_declined",
          *           "last_payment_error": null
          *         }
@@ -27495,22 +27695,22 @@ export type components = {
         /**
          * @description The webhook body of `payment_intent.partially_funded`.
          * @example {
-         *       "id": "evt_prod_06h2m4hca9a54s8kdy8q0vt1wyk56",
+         *       "id": "evt_prod_06h2nvhh371e7wf4f7ennm3tgcxva",
          *       "object": "event",
          *       "type": "payment_intent.partially_funded",
          *       "sequence": 3,
-         *       "created": 1796002163,
+         *       "created": 1796016582,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pi_prod_06h2m4hc7144aq0y7p9vczs6949jy",
+         *           "id": "pi_prod_06h2nvhg8fjyt4ad0tgwj65wmggkm",
          *           "object": "payment_intent",
          *           "status": "partially_funded",
-         *           "created": "2026-11-30T01:29:23.768Z",
+         *           "created": "2026-11-30T05:29:42.723Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T01:29:23.780Z",
+         *           "updated": "2026-11-30T05:29:42.919Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "livemode": false,
          *           "metadata": {},
          *           "amount_atom": 1000,
@@ -27523,7 +27723,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "processing",
-         *           "updated": "2026-11-30T01:29:23.771Z",
+         *           "updated": "2026-11-30T05:29:42.827Z",
          *           "amount_received_atom": 0
          *         }
          *       }
@@ -27558,40 +27758,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.created`.
          * @example {
-         *       "id": "evt_prod_06h2m4j2dt89d8g00q4nfxf3zjfrc",
+         *       "id": "evt_prod_06h2nvjparzf9yt5zy3fe8tt1c6wc",
          *       "object": "event",
          *       "type": "customer.subscription.created",
          *       "sequence": 1,
-         *       "created": 1796002169,
+         *       "created": 1796016592,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
+         *           "id": "sub_prod_06h2nvjnt89t924evvd0d6ct5pahm",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2m4j21jwx6ktsm36ycjn56kz8e",
-         *               "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
+         *               "id": "si_prod_06h2nvjnt89t924evvd0d6ct5pahp",
+         *               "price": "price_prod_06h2nvgjxt2stet2b7j2257kxhtg0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-30T01:29:29.327Z",
-         *           "updated": "2026-11-30T01:29:29.327Z",
+         *           "created": "2026-11-30T05:29:52.330Z",
+         *           "updated": "2026-11-30T05:29:52.330Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2m4j22a42ap199jdq59d3rbe4c",
+         *           "latest_invoice": "in_prod_06h2nvjny43fhdvnhhrnh8v0e9tta",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-30T01:29:29.327Z",
+         *           "current_period_end": "2026-12-30T05:29:52.330Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-30T01:29:29.327Z",
+         *           "current_period_start": "2026-11-30T05:29:52.330Z",
          *           "default_payment_method": null
          *         }
          *       }
@@ -27682,28 +27882,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.updated`.
          * @example {
-         *       "id": "evt_prod_06h2m4j3ehy6tmfasp5y9dnp76yde",
+         *       "id": "evt_prod_06h2nvjqgq26py9q9p71qkfn8phc2",
          *       "object": "event",
          *       "type": "customer.subscription.updated",
          *       "sequence": 2,
-         *       "created": 1796002169,
+         *       "created": 1796016592,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
+         *           "id": "sub_prod_06h2nvjnt89t924evvd0d6ct5pahm",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2m4j21jwx6ktsm36ycjn56kz8e",
-         *               "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
+         *               "id": "si_prod_06h2nvjnt89t924evvd0d6ct5pahp",
+         *               "price": "price_prod_06h2nvgjxt2stet2b7j2257kxhtg0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-30T01:29:29.327Z",
-         *           "updated": "2026-11-30T01:29:29.713Z",
+         *           "created": "2026-11-30T05:29:52.330Z",
+         *           "updated": "2026-11-30T05:29:52.760Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -27712,16 +27912,16 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2m4j22a42ap199jdq59d3rbe4c",
+         *           "latest_invoice": "in_prod_06h2nvjny43fhdvnhhrnh8v0e9tta",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-30T01:29:29.327Z",
+         *           "current_period_end": "2026-12-30T05:29:52.330Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-30T01:29:29.327Z",
+         *           "current_period_start": "2026-11-30T05:29:52.330Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-30T01:29:29.327Z",
+         *           "updated": "2026-11-30T05:29:52.330Z",
          *           "metadata": {}
          *         }
          *       }
@@ -27756,47 +27956,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.paused`.
          * @example {
-         *       "id": "evt_prod_06h2m4j43ehyh3yg9ahjxh0gr67ww",
+         *       "id": "evt_prod_06h2nvjrph9w2k1tvyf5y1bmknz0y",
          *       "object": "event",
          *       "type": "customer.subscription.paused",
          *       "sequence": 3,
-         *       "created": 1796002169,
+         *       "created": 1796016593,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
+         *           "id": "sub_prod_06h2nvjnt89t924evvd0d6ct5pahm",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2m4j21jwx6ktsm36ycjn56kz8e",
-         *               "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
+         *               "id": "si_prod_06h2nvjnt89t924evvd0d6ct5pahp",
+         *               "price": "price_prod_06h2nvgjxt2stet2b7j2257kxhtg0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "paused",
-         *           "created": "2026-11-30T01:29:29.327Z",
-         *           "updated": "2026-11-30T01:29:29.837Z",
+         *           "created": "2026-11-30T05:29:52.330Z",
+         *           "updated": "2026-11-30T05:29:53.018Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
-         *           "paused_at": "2026-11-30T01:29:29.837Z",
+         *           "paused_at": "2026-11-30T05:29:53.018Z",
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2m4j22a42ap199jdq59d3rbe4c",
+         *           "latest_invoice": "in_prod_06h2nvjny43fhdvnhhrnh8v0e9tta",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-30T01:29:29.327Z",
+         *           "current_period_end": "2026-12-30T05:29:52.330Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-30T01:29:29.327Z",
+         *           "current_period_start": "2026-11-30T05:29:52.330Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-30T01:29:29.713Z",
+         *           "updated": "2026-11-30T05:29:52.760Z",
          *           "paused_at": null
          *         }
          *       }
@@ -27831,28 +28031,28 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.resumed`.
          * @example {
-         *       "id": "evt_prod_06h2m4j6bwh9fbw24sk9xmx4g4dqm",
+         *       "id": "evt_prod_06h2nvjt72dvxatyamgab0jqh4q84",
          *       "object": "event",
          *       "type": "customer.subscription.resumed",
          *       "sequence": 4,
-         *       "created": 1796002170,
+         *       "created": 1796016593,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
+         *           "id": "sub_prod_06h2nvjnt89t924evvd0d6ct5pahm",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2m4j21jwx6ktsm36ycjn56kz8e",
-         *               "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
+         *               "id": "si_prod_06h2nvjnt89t924evvd0d6ct5pahp",
+         *               "price": "price_prod_06h2nvgjxt2stet2b7j2257kxhtg0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "active",
-         *           "created": "2026-11-30T01:29:29.327Z",
-         *           "updated": "2026-11-30T01:29:30.362Z",
+         *           "created": "2026-11-30T05:29:52.330Z",
+         *           "updated": "2026-11-30T05:29:53.438Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
@@ -27861,18 +28061,18 @@ export type components = {
          *           "trial_end": null,
          *           "cancelled_at": null,
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2m4j22a42ap199jdq59d3rbe4c",
+         *           "latest_invoice": "in_prod_06h2nvjny43fhdvnhhrnh8v0e9tta",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-30T01:29:29.327Z",
+         *           "current_period_end": "2026-12-30T05:29:52.330Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-30T01:29:29.327Z",
+         *           "current_period_start": "2026-11-30T05:29:52.330Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "paused",
-         *           "updated": "2026-11-30T01:29:29.837Z",
-         *           "paused_at": "2026-11-30T01:29:29.837Z"
+         *           "updated": "2026-11-30T05:29:53.018Z",
+         *           "paused_at": "2026-11-30T05:29:53.018Z"
          *         }
          *       }
          *     }
@@ -27906,47 +28106,47 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.cancelled`.
          * @example {
-         *       "id": "evt_prod_06h2m4j79gqyppb7tgb8475sn6zh0",
+         *       "id": "evt_prod_06h2nvjtxejq7s2p4d2nep12endcw",
          *       "object": "event",
          *       "type": "customer.subscription.cancelled",
          *       "sequence": 5,
-         *       "created": 1796002170,
+         *       "created": 1796016593,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c",
+         *           "id": "sub_prod_06h2nvjnt89t924evvd0d6ct5pahm",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2m4j21jwx6ktsm36ycjn56kz8e",
-         *               "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
+         *               "id": "si_prod_06h2nvjnt89t924evvd0d6ct5pahp",
+         *               "price": "price_prod_06h2nvgjxt2stet2b7j2257kxhtg0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "cancelled",
-         *           "created": "2026-11-30T01:29:29.327Z",
-         *           "updated": "2026-11-30T01:29:30.678Z",
+         *           "created": "2026-11-30T05:29:52.330Z",
+         *           "updated": "2026-11-30T05:29:53.590Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "livemode": false,
          *           "metadata": {
          *             "plan": "pro"
          *           },
          *           "paused_at": null,
          *           "trial_end": null,
-         *           "cancelled_at": "2026-11-30T01:29:30.678Z",
+         *           "cancelled_at": "2026-11-30T05:29:53.590Z",
          *           "days_until_due": null,
-         *           "latest_invoice": "in_prod_06h2m4j22a42ap199jdq59d3rbe4c",
+         *           "latest_invoice": "in_prod_06h2nvjny43fhdvnhhrnh8v0e9tta",
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-30T01:29:29.327Z",
+         *           "current_period_end": "2026-12-30T05:29:52.330Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-30T01:29:29.327Z",
+         *           "current_period_start": "2026-11-30T05:29:52.330Z",
          *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-30T01:29:30.362Z",
+         *           "updated": "2026-11-30T05:29:53.438Z",
          *           "cancelled_at": null
          *         }
          *       }
@@ -27981,40 +28181,40 @@ export type components = {
         /**
          * @description The webhook body of `customer.subscription.trial_will_end`.
          * @example {
-         *       "id": "evt_prod_06h2m4je5v37qd6tec9n68d2qaqxp",
+         *       "id": "evt_prod_06h2nvkna9xedqy18p6d0n279k8ry",
          *       "object": "event",
          *       "type": "customer.subscription.trial_will_end",
          *       "sequence": 2,
-         *       "created": 1796347770,
+         *       "created": 1796362193,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "sub_prod_06h2m4j7ffmd86hrb483vpcxakssr",
+         *           "id": "sub_prod_06h2nvjvz0xwm9xx8n8t33gjrqhke",
          *           "items": [
          *             {
-         *               "id": "si_prod_06h2m4j7ffmd86hrb483vpcxaksst",
-         *               "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
+         *               "id": "si_prod_06h2nvjvz0xwm9xx8n8t33gjrqhkg",
+         *               "price": "price_prod_06h2nvgjxt2stet2b7j2257kxhtg0",
          *               "quantity": 1
          *             }
          *           ],
          *           "object": "subscription",
          *           "status": "trialing",
-         *           "created": "2026-11-30T01:29:30.744Z",
-         *           "updated": "2026-11-30T01:29:30.744Z",
+         *           "created": "2026-11-30T05:29:53.899Z",
+         *           "updated": "2026-11-30T05:29:53.899Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "livemode": false,
          *           "metadata": {},
          *           "paused_at": null,
-         *           "trial_end": "2026-12-07T01:29:30.744Z",
+         *           "trial_end": "2026-12-07T05:29:53.899Z",
          *           "cancelled_at": null,
          *           "days_until_due": null,
          *           "latest_invoice": null,
          *           "pending_changes": [],
          *           "collection_method": "charge_automatically",
-         *           "current_period_end": "2026-12-07T01:29:30.744Z",
+         *           "current_period_end": "2026-12-07T05:29:53.899Z",
          *           "cancel_at_period_end": false,
-         *           "current_period_start": "2026-11-30T01:29:30.744Z",
+         *           "current_period_start": "2026-11-30T05:29:53.899Z",
          *           "default_payment_method": "pm_sandbox_succeeds"
          *         }
          *       }
@@ -28049,19 +28249,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.created`.
          * @example {
-         *       "id": "evt_prod_06h2m4hf4n2qncftje40fc6298914",
+         *       "id": "evt_prod_06h2nvhk143whnq7k655awn24dpwr",
          *       "object": "event",
          *       "type": "invoice.created",
          *       "sequence": 1,
-         *       "created": 1796002164,
+         *       "created": 1796016583,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
+         *           "id": "in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2m4hf2tfx25c2r06kerr87mpgw",
-         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *               "id": "il_prod_06h2nvhjzn6hbafg41qz4zrf0ctmc",
+         *               "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28074,11 +28274,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-11-30T01:29:24.479Z",
+         *           "created": "2026-11-30T05:29:43.415Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T01:29:24.479Z",
+         *           "updated": "2026-11-30T05:29:43.415Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28245,19 +28445,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.finalized`.
          * @example {
-         *       "id": "evt_prod_06h2m4hh9mhd57ef0b8y2gw79rsjw",
+         *       "id": "evt_prod_06h2nvhprbbzwzytf7gvnpp8dfmpw",
          *       "object": "event",
          *       "type": "invoice.finalized",
          *       "sequence": 2,
-         *       "created": 1796002165,
+         *       "created": 1796016584,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
+         *           "id": "in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2m4hf2tfx25c2r06kerr87mpgw",
-         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *               "id": "il_prod_06h2nvhjzn6hbafg41qz4zrf0ctmc",
+         *               "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28270,11 +28470,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-30T01:29:24.479Z",
+         *           "created": "2026-11-30T05:29:43.415Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T01:29:24.840Z",
+         *           "updated": "2026-11-30T05:29:43.782Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28282,11 +28482,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "2bc662b60983d7f8de978f63f7340066cbdc8e009672c9f772d7d9c612889e68",
+         *           "pdf_sha256": "f99bc7fcc79c7fa8f8ed71c681418084e1fc788922888ac93a87f049a685e4fc",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:43533/api/invoices/in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-30T01:29:24.840Z",
+         *           "finalized_at": "2026-11-30T05:29:43.782Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28302,7 +28502,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:46319/invoice/Qlidncz6Py-_6y9t1h1WLiWAebhMC571qhy-3L_Bvvc",
+         *           "hosted_invoice_url": "http://127.0.0.1:43533/invoice/QjYQ57P5xA0t0pMVsxmqJokdd0AMxL8W3yTYTcl2Zu0",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28314,7 +28514,7 @@ export type components = {
          *         "previous_attributes": {
          *           "number": null,
          *           "status": "draft",
-         *           "updated": "2026-11-30T01:29:24.479Z",
+         *           "updated": "2026-11-30T05:29:43.415Z",
          *           "pdf_sha256": null,
          *           "invoice_pdf": null,
          *           "finalized_at": null,
@@ -28356,19 +28556,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.paid`.
          * @example {
-         *       "id": "evt_prod_06h2m4hjecqectnagenjgxt0whacg",
+         *       "id": "evt_prod_06h2nvhsg3cqnv6jewd9pf88sp9dy",
          *       "object": "event",
          *       "type": "invoice.paid",
          *       "sequence": 3,
-         *       "created": 1796002165,
+         *       "created": 1796016585,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
+         *           "id": "in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2m4hf2tfx25c2r06kerr87mpgw",
-         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *               "id": "il_prod_06h2nvhjzn6hbafg41qz4zrf0ctmc",
+         *               "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28381,11 +28581,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-30T01:29:24.479Z",
-         *           "paid_at": "2026-11-30T01:29:25.351Z",
-         *           "updated": "2026-11-30T01:29:25.351Z",
+         *           "created": "2026-11-30T05:29:43.415Z",
+         *           "paid_at": "2026-11-30T05:29:45.069Z",
+         *           "updated": "2026-11-30T05:29:45.069Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28393,11 +28593,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "2bc662b60983d7f8de978f63f7340066cbdc8e009672c9f772d7d9c612889e68",
+         *           "pdf_sha256": "f99bc7fcc79c7fa8f8ed71c681418084e1fc788922888ac93a87f049a685e4fc",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:43533/api/invoices/in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-30T01:29:24.840Z",
+         *           "finalized_at": "2026-11-30T05:29:43.782Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28405,15 +28605,15 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2m4hj5t8fyzr5a6xsxddfr7th2",
+         *           "payment_intent": "pi_prod_06h2nvhs8kx2vff83hhssrnvgy3de",
          *           "reverse_charge": false,
          *           "credits_applied": [],
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "ed1b73a5bc6faab47d46a4d2235f780defea367d3c40164aa1e2747bbc9f2e5f",
+         *           "paid_pdf_sha256": "8faa10b1429a8818ca00036091013b9f6f731a9c07d9a737b25978c854c18879",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:46319/invoice/Qlidncz6Py-_6y9t1h1WLiWAebhMC571qhy-3L_Bvvc",
+         *           "hosted_invoice_url": "http://127.0.0.1:43533/invoice/QjYQ57P5xA0t0pMVsxmqJokdd0AMxL8W3yTYTcl2Zu0",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28425,7 +28625,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T01:29:24.840Z",
+         *           "updated": "2026-11-30T05:29:43.782Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -28462,19 +28662,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_succeeded`.
          * @example {
-         *       "id": "evt_prod_06h2m4hjjy30vr1cfr8vvtg02fj6y",
+         *       "id": "evt_prod_06h2nvhshswhb8bmx418ehb1hd9x4",
          *       "object": "event",
          *       "type": "invoice.payment_succeeded",
          *       "sequence": 4,
-         *       "created": 1796002165,
+         *       "created": 1796016585,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
+         *           "id": "in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2m4hf2tfx25c2r06kerr87mpgw",
-         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *               "id": "il_prod_06h2nvhjzn6hbafg41qz4zrf0ctmc",
+         *               "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28487,11 +28687,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-30T01:29:24.479Z",
-         *           "paid_at": "2026-11-30T01:29:25.351Z",
-         *           "updated": "2026-11-30T01:29:25.351Z",
+         *           "created": "2026-11-30T05:29:43.415Z",
+         *           "paid_at": "2026-11-30T05:29:45.069Z",
+         *           "updated": "2026-11-30T05:29:45.069Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28499,11 +28699,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "2bc662b60983d7f8de978f63f7340066cbdc8e009672c9f772d7d9c612889e68",
+         *           "pdf_sha256": "f99bc7fcc79c7fa8f8ed71c681418084e1fc788922888ac93a87f049a685e4fc",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:43533/api/invoices/in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-30T01:29:24.840Z",
+         *           "finalized_at": "2026-11-30T05:29:43.782Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28511,15 +28711,15 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2m4hj5t8fyzr5a6xsxddfr7th2",
+         *           "payment_intent": "pi_prod_06h2nvhs8kx2vff83hhssrnvgy3de",
          *           "reverse_charge": false,
          *           "credits_applied": [],
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "ed1b73a5bc6faab47d46a4d2235f780defea367d3c40164aa1e2747bbc9f2e5f",
+         *           "paid_pdf_sha256": "8faa10b1429a8818ca00036091013b9f6f731a9c07d9a737b25978c854c18879",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:46319/invoice/Qlidncz6Py-_6y9t1h1WLiWAebhMC571qhy-3L_Bvvc",
+         *           "hosted_invoice_url": "http://127.0.0.1:43533/invoice/QjYQ57P5xA0t0pMVsxmqJokdd0AMxL8W3yTYTcl2Zu0",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28531,7 +28731,7 @@ export type components = {
          *         "previous_attributes": {
          *           "status": "open",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T01:29:24.840Z",
+         *           "updated": "2026-11-30T05:29:43.782Z",
          *           "due_amount_atom": 500,
          *           "paid_pdf_sha256": null,
          *           "paid_amount_atom": 0
@@ -28568,19 +28768,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_failed`.
          * @example {
-         *       "id": "evt_prod_06h2m4hnk9ykh8xkckqxzjxwk3rtc",
+         *       "id": "evt_prod_06h2nvhyrhfnamn0edd76jr8v5qz4",
          *       "object": "event",
          *       "type": "invoice.payment_failed",
          *       "sequence": 3,
-         *       "created": 1796002166,
+         *       "created": 1796016586,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2m4hmssgdk8jq1c8hba6jvc9ft",
+         *           "id": "in_prod_06h2nvhtty0j4ertp0gmw51b402e6",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2m4hmsy974b8p2bpw7qsrgj8bm",
-         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *               "id": "il_prod_06h2nvhtty0j4ertp0gmw51b402e8",
+         *               "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28593,11 +28793,11 @@ export type components = {
          *           "number": "EXAMPL-0002",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-30T01:29:25.966Z",
+         *           "created": "2026-11-30T05:29:45.431Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T01:29:26.034Z",
+         *           "updated": "2026-11-30T05:29:45.792Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28605,11 +28805,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "a8d0fd98703ce6b9985bcb7cd698c8ac835ec17ce3d38a4d4f9e4000f3035d82",
+         *           "pdf_sha256": "bd12c0cd14d9dbb55dc479ab54346115bb3d75e051d40e1809e48d8cd4c0d74a",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hmssgdk8jq1c8hba6jvc9ft/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:43533/api/invoices/in_prod_06h2nvhtty0j4ertp0gmw51b402e6/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-30T01:29:26.034Z",
+         *           "finalized_at": "2026-11-30T05:29:45.792Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28617,7 +28817,7 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2m4hnd5jdw06e9xkvgq1t8x6yw",
+         *           "payment_intent": "pi_prod_06h2nvhx72kp2z9ak10antegg6q8g",
          *           "reverse_charge": false,
          *           "credits_applied": [],
          *           "due_amount_atom": 500,
@@ -28625,7 +28825,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:46319/invoice/NADXD3NmrNbi_NAFKWEO4KAj9cGUS-NWgcs1zlYMafo",
+         *           "hosted_invoice_url": "http://127.0.0.1:43533/invoice/hSvUV8ACFGgFniE2sVPPES11usLcWRfVYtG7jO6Uu1w",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28666,19 +28866,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.payment_action_required`.
          * @example {
-         *       "id": "evt_prod_06h2m4hpvqq5pms1s69twkk84x1jc",
+         *       "id": "evt_prod_06h2nvj0wpmgbbjzjtrea1g50jek4",
          *       "object": "event",
          *       "type": "invoice.payment_action_required",
          *       "sequence": 3,
-         *       "created": 1796002166,
+         *       "created": 1796016586,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2m4hp2qfvatc9ht1mq11e8ejm4",
+         *           "id": "in_prod_06h2nvhzavzrzgc41amy57v52yrt6",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2m4hp2s1ng3n5e8p2mqe5nznb4",
-         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *               "id": "il_prod_06h2nvhzc727grj0619arb63ntcec",
+         *               "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28691,11 +28891,11 @@ export type components = {
          *           "number": "EXAMPL-0003",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-30T01:29:26.293Z",
+         *           "created": "2026-11-30T05:29:46.582Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T01:29:26.379Z",
+         *           "updated": "2026-11-30T05:29:46.677Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -28703,11 +28903,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "1321ae81c5c4e432ea6c3e4a9fec83e9853d84bac2e4105d37081707c42a18f9",
+         *           "pdf_sha256": "84ce406d3206dcf21e5824efec042f53212523886a5b80620cd8e57f6c61b6ab",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hp2qfvatc9ht1mq11e8ejm4/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:43533/api/invoices/in_prod_06h2nvhzavzrzgc41amy57v52yrt6/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-30T01:29:26.379Z",
+         *           "finalized_at": "2026-11-30T05:29:46.677Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28715,7 +28915,7 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2m4hpnya7wb5c822p3wazfkva8",
+         *           "payment_intent": "pi_prod_06h2nvj0djbhkbq01qbhs23nfvxjw",
          *           "reverse_charge": false,
          *           "credits_applied": [],
          *           "due_amount_atom": 500,
@@ -28723,7 +28923,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:46319/invoice/a48pUgBGl-55ZdWjXgKORcgDNEjmP8aLi4Wo8IC__us",
+         *           "hosted_invoice_url": "http://127.0.0.1:43533/invoice/Gkeec-UF9HsPeb6wmh_xMoTwpu0NM1lLbdlwRefkesA",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28764,19 +28964,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.overdue`.
          * @example {
-         *       "id": "evt_prod_06h2m4jcrva6wzvkcyj37j8wbh8kw",
+         *       "id": "evt_prod_06h2nvkfrwtwq72nfwytr29bbdnyg",
          *       "object": "event",
          *       "type": "invoice.overdue",
          *       "sequence": 3,
-         *       "created": 1796088568,
+         *       "created": 1796102990,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2m4hynk69q87k8hq4cprrbkae4",
+         *           "id": "in_prod_06h2nvje5r1w9tcjgcpdj73f5rtg0",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2m4hynv5cwacvrram9arm5h6sr",
-         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *               "id": "il_prod_06h2nvje5y52r03xd31929tbft8at",
+         *               "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28789,23 +28989,23 @@ export type components = {
          *           "number": "EXAMPL-0007",
          *           "object": "invoice",
          *           "status": "open",
-         *           "created": "2026-11-30T01:29:28.492Z",
+         *           "created": "2026-11-30T05:29:50.382Z",
          *           "paid_at": null,
-         *           "updated": "2026-12-01T01:29:28.271Z",
+         *           "updated": "2026-12-01T05:29:50.252Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "discount": null,
-         *           "due_date": "2026-12-01T01:29:28.271Z",
+         *           "due_date": "2026-12-01T05:29:50.252Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "overdue_at": "2026-12-01T01:29:28.271Z",
-         *           "pdf_sha256": "99203f22b57ef83b4f88cce1a55fe85dca65cc05d4cb4ed722125750470393e0",
+         *           "overdue_at": "2026-12-01T05:29:50.252Z",
+         *           "pdf_sha256": "4a68afec9817a80e3bca3163b1d9b9faf1ea722691e54018a6ba8f77c0ddba07",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hynk69q87k8hq4cprrbkae4/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:43533/api/invoices/in_prod_06h2nvje5r1w9tcjgcpdj73f5rtg0/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-30T01:29:28.546Z",
+         *           "finalized_at": "2026-11-30T05:29:50.409Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28821,7 +29021,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:46319/invoice/sM2PBNFlunUHdQAkhsYSvNBEkejDhUfp-MSF0e3PvRw",
+         *           "hosted_invoice_url": "http://127.0.0.1:43533/invoice/dku7g_mXa_CeR2Nq9H-zyZ6rksTtlrrJKP9t_zRCHcg",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28831,7 +29031,7 @@ export type components = {
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-30T01:29:28.546Z",
+         *           "updated": "2026-11-30T05:29:50.409Z",
          *           "overdue_at": null
          *         }
          *       }
@@ -28866,19 +29066,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.voided`.
          * @example {
-         *       "id": "evt_prod_06h2m4hras1cjw31kjt2r1msygshp",
+         *       "id": "evt_prod_06h2nvj2ftaz0c79adn6hws9cktp2",
          *       "object": "event",
          *       "type": "invoice.voided",
          *       "sequence": 3,
-         *       "created": 1796002166,
+         *       "created": 1796016587,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2m4hqre6bm0r09wxgmxy931kdg",
+         *           "id": "in_prod_06h2nvj1mr7je2tz2qvtcnxvjqqx4",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2m4hqrhb9j54nrfgh7rsdjjjjj",
-         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *               "id": "il_prod_06h2nvj1pwsteqtag986wvq0pbanc",
+         *               "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28891,23 +29091,23 @@ export type components = {
          *           "number": "EXAMPL-0004",
          *           "object": "invoice",
          *           "status": "void",
-         *           "created": "2026-11-30T01:29:26.723Z",
+         *           "created": "2026-11-30T05:29:47.174Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T01:29:26.869Z",
+         *           "updated": "2026-11-30T05:29:47.387Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
          *           "metadata": {},
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-30T01:29:26.869Z",
+         *           "voided_at": "2026-11-30T05:29:47.387Z",
          *           "overdue_at": null,
-         *           "pdf_sha256": "eefb02bc1e96395cb073690fe5de0f5882d9ca89ca7920d9b5dcd83551785801",
+         *           "pdf_sha256": "f29f2c4649939cc919a6b636caca69247c3ae974d250844457f684699fda5150",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hqre6bm0r09wxgmxy931kdg/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:43533/api/invoices/in_prod_06h2nvj1mr7je2tz2qvtcnxvjqqx4/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-30T01:29:26.806Z",
+         *           "finalized_at": "2026-11-30T05:29:47.286Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -28923,7 +29123,7 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:46319/invoice/LEvAHUpwZw3L2VZCt2SUEFQGrtTIypGFA3h2PuZRaV8",
+         *           "hosted_invoice_url": "http://127.0.0.1:43533/invoice/TfHluU-DLcbBn2yMF9Ij3BZiEY3NBbKj19jAHtGM12Y",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -28934,7 +29134,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-30T01:29:26.806Z",
+         *           "updated": "2026-11-30T05:29:47.286Z",
          *           "voided_at": null
          *         }
          *       }
@@ -28969,19 +29169,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.marked_uncollectible`.
          * @example {
-         *       "id": "evt_prod_06h2m4hsjw0b3ky9ebe14k43c0ctm",
+         *       "id": "evt_prod_06h2nvj549pft2990dpsmbqhtksh2",
          *       "object": "event",
          *       "type": "invoice.marked_uncollectible",
          *       "sequence": 3,
-         *       "created": 1796002167,
+         *       "created": 1796016588,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2m4hrvnws9zrmp3sck3gep8nqa",
+         *           "id": "in_prod_06h2nvj2xstzdkt2ye9nf5d72wavw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2m4hrw0z99fr9mxgmtqc1e04a8",
-         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *               "id": "il_prod_06h2nvj2xwfanp54syjysj7b2m79m",
+         *               "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -28994,11 +29194,11 @@ export type components = {
          *           "number": "EXAMPL-0005",
          *           "object": "invoice",
          *           "status": "uncollectible",
-         *           "created": "2026-11-30T01:29:27.005Z",
+         *           "created": "2026-11-30T05:29:47.502Z",
          *           "paid_at": null,
-         *           "updated": "2026-11-30T01:29:27.182Z",
+         *           "updated": "2026-11-30T05:29:48.061Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -29006,11 +29206,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "ad9db1d9dc57e767a9307d35a1812cb501fa8671c5f8eff2623ff1193d2c12dc",
+         *           "pdf_sha256": "1e3eede73149cb97a5cbab60f6aeeca434ddb618f69c53990d4c82a19eb182f1",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hrvnws9zrmp3sck3gep8nqa/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:43533/api/invoices/in_prod_06h2nvj2xstzdkt2ye9nf5d72wavw/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-30T01:29:27.032Z",
+         *           "finalized_at": "2026-11-30T05:29:47.602Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -29026,18 +29226,18 @@ export type components = {
          *           "paid_amount_atom": 0,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:46319/invoice/8kEY09GODF0CUn_BkLi7P_kswOECEvWrDyZl4XbHGwg",
+         *           "hosted_invoice_url": "http://127.0.0.1:43533/invoice/4wnrj_FZ1jeH3BW1BgiPzNXdd7ap8ZtiCVRWOWMUa-M",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
-         *           "marked_uncollectible_at": "2026-11-30T01:29:27.182Z",
+         *           "marked_uncollectible_at": "2026-11-30T05:29:48.061Z",
          *           "total_credits_applied_atom": 0,
          *           "pre_payment_credit_notes_amount_atom": 0,
          *           "post_payment_credit_notes_amount_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-30T01:29:27.032Z",
+         *           "updated": "2026-11-30T05:29:47.602Z",
          *           "marked_uncollectible_at": null
          *         }
          *       }
@@ -29072,19 +29272,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.refunded`.
          * @example {
-         *       "id": "evt_prod_06h2m4hmjc5pk8yt0bgsx761bmtpp",
+         *       "id": "evt_prod_06h2nvhtpsx3a2v8ynmr938jkvpw8",
          *       "object": "event",
          *       "type": "invoice.refunded",
          *       "sequence": 5,
-         *       "created": 1796002165,
+         *       "created": 1796016585,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
+         *           "id": "in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2m4hf2tfx25c2r06kerr87mpgw",
-         *               "price": "price_prod_06h2m4gy0n5q7hpetpzrqhhjgb5dm",
+         *               "id": "il_prod_06h2nvhjzn6hbafg41qz4zrf0ctmc",
+         *               "price": "price_prod_06h2nvgkqp8krnam3ed5fv72qrr0j",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 500,
@@ -29097,11 +29297,11 @@ export type components = {
          *           "number": "EXAMPL-0001",
          *           "object": "invoice",
          *           "status": "paid",
-         *           "created": "2026-11-30T01:29:24.479Z",
-         *           "paid_at": "2026-11-30T01:29:25.351Z",
-         *           "updated": "2026-11-30T01:29:25.351Z",
+         *           "created": "2026-11-30T05:29:43.415Z",
+         *           "paid_at": "2026-11-30T05:29:45.069Z",
+         *           "updated": "2026-11-30T05:29:45.069Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -29109,11 +29309,11 @@ export type components = {
          *           "tax_atom": 0,
          *           "voided_at": null,
          *           "overdue_at": null,
-         *           "pdf_sha256": "2bc662b60983d7f8de978f63f7340066cbdc8e009672c9f772d7d9c612889e68",
+         *           "pdf_sha256": "f99bc7fcc79c7fa8f8ed71c681418084e1fc788922888ac93a87f049a685e4fc",
          *           "description": null,
-         *           "invoice_pdf": "http://127.0.0.1:46319/api/invoices/in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc/pdf",
+         *           "invoice_pdf": "http://127.0.0.1:43533/api/invoices/in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2/pdf",
          *           "total_taxes": [],
-         *           "finalized_at": "2026-11-30T01:29:24.840Z",
+         *           "finalized_at": "2026-11-30T05:29:43.782Z",
          *           "subscription": null,
          *           "attempt_count": 0,
          *           "customer_name": "Jenny Rosen",
@@ -29121,15 +29321,15 @@ export type components = {
          *           "subtotal_atom": 500,
          *           "customer_email": "jenny@example.com",
          *           "days_until_due": null,
-         *           "payment_intent": "pi_prod_06h2m4hj5t8fyzr5a6xsxddfr7th2",
+         *           "payment_intent": "pi_prod_06h2nvhs8kx2vff83hhssrnvgy3de",
          *           "reverse_charge": false,
          *           "credits_applied": [],
          *           "due_amount_atom": 0,
-         *           "paid_pdf_sha256": "ed1b73a5bc6faab47d46a4d2235f780defea367d3c40164aa1e2747bbc9f2e5f",
+         *           "paid_pdf_sha256": "8faa10b1429a8818ca00036091013b9f6f731a9c07d9a737b25978c854c18879",
          *           "paid_amount_atom": 500,
          *           "collection_method": "charge_automatically",
          *           "total_amount_atom": 500,
-         *           "hosted_invoice_url": "http://127.0.0.1:46319/invoice/Qlidncz6Py-_6y9t1h1WLiWAebhMC571qhy-3L_Bvvc",
+         *           "hosted_invoice_url": "http://127.0.0.1:43533/invoice/QjYQ57P5xA0t0pMVsxmqJokdd0AMxL8W3yTYTcl2Zu0",
          *           "ending_balance_atom": 0,
          *           "next_payment_attempt": null,
          *           "starting_balance_atom": 0,
@@ -29170,19 +29370,19 @@ export type components = {
         /**
          * @description The webhook body of `invoice.upcoming`.
          * @example {
-         *       "id": "evt_prod_06h2m4jew5hnr108s2mecb4cr3wpw",
+         *       "id": "evt_prod_06h2nvkp6m2b1wbkswme7t20m9js4",
          *       "object": "event",
          *       "type": "invoice.upcoming",
          *       "sequence": 1,
-         *       "created": 1796347770,
+         *       "created": 1796362193,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "in_prod_06h2m4jeces1cry344yz8ajvrhtjg",
+         *           "id": "in_prod_06h2nvknpc02emm9sbhfwe7qjg8aw",
          *           "lines": [
          *             {
-         *               "id": "il_prod_06h2m4jevm6dkv6es94rr6ew36eg6",
-         *               "price": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
+         *               "id": "il_prod_06h2nvkp5e6kejhvh2qxsvmxgm4dy",
+         *               "price": "price_prod_06h2nvgjxt2stet2b7j2257kxhtg0",
          *               "quantity": 1,
          *               "tax_rates": [],
          *               "amount_atom": 2000,
@@ -29195,11 +29395,11 @@ export type components = {
          *           "number": null,
          *           "object": "invoice",
          *           "status": "draft",
-         *           "created": "2026-12-07T01:29:30.744Z",
+         *           "created": "2026-12-07T05:29:53.899Z",
          *           "paid_at": null,
-         *           "updated": "2026-12-07T01:29:30.744Z",
+         *           "updated": "2026-12-07T05:29:53.899Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "discount": null,
          *           "due_date": null,
          *           "livemode": false,
@@ -29208,11 +29408,11 @@ export type components = {
          *           "voided_at": null,
          *           "overdue_at": null,
          *           "pdf_sha256": null,
-         *           "description": "Subscription to Pro (Monthly), 7 Dec 2026 01:29:30 UTC – 7 Jan 2027 01:29:30 UTC",
+         *           "description": "Subscription to Pro (Monthly), 7 Dec 2026 05:29:53 UTC – 7 Jan 2027 05:29:53 UTC",
          *           "invoice_pdf": null,
          *           "total_taxes": [],
          *           "finalized_at": null,
-         *           "subscription": "sub_prod_06h2m4j7ffmd86hrb483vpcxakssr",
+         *           "subscription": "sub_prod_06h2nvjvz0xwm9xx8n8t33gjrqhke",
          *           "attempt_count": 0,
          *           "customer_name": null,
          *           "discount_atom": 0,
@@ -29229,7 +29429,7 @@ export type components = {
          *           "total_amount_atom": 2000,
          *           "hosted_invoice_url": null,
          *           "ending_balance_atom": 0,
-         *           "next_payment_attempt": "2026-12-07T01:29:30.744Z",
+         *           "next_payment_attempt": "2026-12-07T05:29:53.899Z",
          *           "starting_balance_atom": 0,
          *           "marked_uncollectible_at": null,
          *           "total_credits_applied_atom": 0,
@@ -29268,22 +29468,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.created`.
          * @example {
-         *       "id": "evt_prod_06h2m4h6av6dgprbvxyfvq3gkyqrm",
+         *       "id": "evt_prod_06h2nvgzkkmjssgxexahc7axe0sep",
          *       "object": "event",
          *       "type": "customer.created",
          *       "sequence": 1,
-         *       "created": 1796002162,
+         *       "created": 1796016578,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "id": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "name": "Jenny",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-30T01:29:22.255Z",
+         *           "created": "2026-11-30T05:29:38.424Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-30T01:29:22.255Z",
+         *           "updated": "2026-11-30T05:29:38.424Z",
          *           "balances": {},
          *           "currency": null,
          *           "livemode": false,
@@ -29291,7 +29491,8 @@ export type components = {
          *           "custom_fields": {},
          *           "invoice_emails": [],
          *           "default_tax_rate": null,
-         *           "preferred_locale": null
+         *           "preferred_locale": null,
+         *           "default_payment_method": null
          *         }
          *       }
          *     }
@@ -29336,6 +29537,8 @@ export type components = {
             /** @description Extra recipients of the customer's invoice emails, besides `email`. */
             invoice_emails?: string[];
             default_tax_rate?: string | null;
+            /** @description The payment method (`pm_…`) charged when a subscription or invoice has none of its own (renewals, dunning retries, `POST /invoices/{id}/pay` without a method); null when none. Cleared when it is detached. */
+            default_payment_method?: string | null;
             metadata?: {
                 [key: string]: string;
             };
@@ -29372,22 +29575,22 @@ export type components = {
         /**
          * @description The webhook body of `customer.updated`.
          * @example {
-         *       "id": "evt_prod_06h2m4h6m74246f5e4z10shp7rb7r",
+         *       "id": "evt_prod_06h2nvh049trvgvmq2qq8p6pnzwxm",
          *       "object": "event",
          *       "type": "customer.updated",
          *       "sequence": 2,
-         *       "created": 1796002162,
+         *       "created": 1796016578,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "id": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "name": "Jenny Rosen",
          *           "email": "jenny@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-30T01:29:22.255Z",
+         *           "created": "2026-11-30T05:29:38.424Z",
          *           "tax_ids": [],
-         *           "updated": "2026-11-30T01:29:22.335Z",
+         *           "updated": "2026-11-30T05:29:38.585Z",
          *           "balances": {},
          *           "currency": null,
          *           "livemode": false,
@@ -29395,11 +29598,12 @@ export type components = {
          *           "custom_fields": {},
          *           "invoice_emails": [],
          *           "default_tax_rate": null,
-         *           "preferred_locale": null
+         *           "preferred_locale": null,
+         *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
          *           "name": "Jenny",
-         *           "updated": "2026-11-30T01:29:22.255Z"
+         *           "updated": "2026-11-30T05:29:38.424Z"
          *         }
          *       }
          *     }
@@ -29433,23 +29637,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2m4h6sy9afe6tsveg8cm5t1rnp",
+         *       "id": "evt_prod_06h2nvh0qwtbcxdcszzmkr44bhgzj",
          *       "object": "event",
          *       "type": "customer.deleted",
          *       "sequence": 2,
-         *       "created": 1796002162,
+         *       "created": 1796016578,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cus_prod_06h2m4h6qeqcayrgrh1d1shqbn9ft",
+         *           "id": "cus_prod_06h2nvh0e7jq3d60vwyjfr5xch0aa",
          *           "name": null,
          *           "email": "leaving@example.com",
          *           "object": "customer",
          *           "address": null,
-         *           "created": "2026-11-30T01:29:22.363Z",
+         *           "created": "2026-11-30T05:29:38.673Z",
          *           "deleted": true,
          *           "tax_ids": [],
-         *           "updated": "2026-11-30T01:29:22.381Z",
+         *           "updated": "2026-11-30T05:29:38.747Z",
          *           "balances": {},
          *           "currency": null,
          *           "livemode": false,
@@ -29457,10 +29661,11 @@ export type components = {
          *           "custom_fields": {},
          *           "invoice_emails": [],
          *           "default_tax_rate": null,
-         *           "preferred_locale": null
+         *           "preferred_locale": null,
+         *           "default_payment_method": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-30T01:29:22.363Z",
+         *           "updated": "2026-11-30T05:29:38.673Z",
          *           "deleted": null
          *         }
          *       }
@@ -29506,6 +29711,8 @@ export type components = {
             /** @description Extra recipients of the customer's invoice emails, besides `email`. */
             invoice_emails?: string[];
             default_tax_rate?: string | null;
+            /** @description The payment method (`pm_…`) charged when a subscription or invoice has none of its own (renewals, dunning retries, `POST /invoices/{id}/pay` without a method); null when none. Cleared when it is detached. */
+            default_payment_method?: string | null;
             metadata?: {
                 [key: string]: string;
             };
@@ -29543,24 +29750,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.created`.
          * @example {
-         *       "id": "evt_prod_06h2m4h72rdrfv6ejhryq60r6ypwg",
+         *       "id": "evt_prod_06h2nvh1zgebxhdb91gvnx1vs3aq6",
          *       "object": "event",
          *       "type": "customer.discount.created",
          *       "sequence": 1,
-         *       "created": 1796002162,
+         *       "created": 1796016579,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2m4h71mgrh8t9vf62ef158dexe",
+         *           "id": "di_prod_06h2nvh1z5c6sjss69nyzsxaaj3ta",
          *           "end": null,
-         *           "start": "2026-11-30T01:29:22.426Z",
+         *           "start": "2026-11-30T05:29:39.058Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2m4gzt8w6rm1dmth02xhja23b8",
+         *             "id": "cpn_prod_06h2nvgntwrb4pac0gcjf51nz2xt2",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-30T01:29:20.594Z",
-         *             "updated": "2026-11-30T01:29:22.426Z",
+         *             "created": "2026-11-30T05:29:35.959Z",
+         *             "updated": "2026-11-30T05:29:39.058Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -29574,7 +29781,7 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "livemode": false
          *         }
          *       }
@@ -29627,24 +29834,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.updated`.
          * @example {
-         *       "id": "evt_prod_06h2m4h7cpgpb1bbrytk0r09cs0j8",
+         *       "id": "evt_prod_06h2nvh2g41jcv2nm856fynr2gdb4",
          *       "object": "event",
          *       "type": "customer.discount.updated",
          *       "sequence": 2,
-         *       "created": 1796002162,
+         *       "created": 1796016579,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2m4h71mgrh8t9vf62ef158dexe",
+         *           "id": "di_prod_06h2nvh1z5c6sjss69nyzsxaaj3ta",
          *           "end": null,
-         *           "start": "2026-11-30T01:29:22.513Z",
+         *           "start": "2026-11-30T05:29:39.190Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2m4h02tpenmagc5b601wwcgzka",
+         *             "id": "cpn_prod_06h2nvgpwyqstzdkd4252anzpf5st",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-30T01:29:20.662Z",
-         *             "updated": "2026-11-30T01:29:22.513Z",
+         *             "created": "2026-11-30T05:29:36.231Z",
+         *             "updated": "2026-11-30T05:29:39.190Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -29658,18 +29865,18 @@ export type components = {
          *             "duration_in_months": null
          *           },
          *           "object": "discount",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
-         *           "start": "2026-11-30T01:29:22.426Z",
+         *           "start": "2026-11-30T05:29:39.058Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2m4gzt8w6rm1dmth02xhja23b8",
+         *             "id": "cpn_prod_06h2nvgntwrb4pac0gcjf51nz2xt2",
          *             "name": "Ten percent",
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-30T01:29:20.594Z",
-         *             "updated": "2026-11-30T01:29:22.426Z",
+         *             "created": "2026-11-30T05:29:35.959Z",
+         *             "updated": "2026-11-30T05:29:39.058Z",
          *             "currency": null,
          *             "duration": "forever",
          *             "livemode": false,
@@ -29715,24 +29922,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.discount.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2m4h7p3ht0fk2axbr5qgd9taza",
+         *       "id": "evt_prod_06h2nvh2z3xrq4fznmq61rga60700",
          *       "object": "event",
          *       "type": "customer.discount.deleted",
          *       "sequence": 3,
-         *       "created": 1796002162,
+         *       "created": 1796016579,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "di_prod_06h2m4h71mgrh8t9vf62ef158dexe",
+         *           "id": "di_prod_06h2nvh1z5c6sjss69nyzsxaaj3ta",
          *           "end": null,
-         *           "start": "2026-11-30T01:29:22.513Z",
+         *           "start": "2026-11-30T05:29:39.190Z",
          *           "coupon": {
-         *             "id": "cpn_prod_06h2m4h02tpenmagc5b601wwcgzka",
+         *             "id": "cpn_prod_06h2nvgpwyqstzdkd4252anzpf5st",
          *             "name": null,
          *             "valid": true,
          *             "object": "coupon",
-         *             "created": "2026-11-30T01:29:20.662Z",
-         *             "updated": "2026-11-30T01:29:22.513Z",
+         *             "created": "2026-11-30T05:29:36.231Z",
+         *             "updated": "2026-11-30T05:29:39.190Z",
          *             "currency": "usd",
          *             "duration": "once",
          *             "livemode": false,
@@ -29747,7 +29954,7 @@ export type components = {
          *           },
          *           "object": "discount",
          *           "deleted": true,
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -29804,20 +30011,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.created`.
          * @example {
-         *       "id": "evt_prod_06h2m4gzvs50s486bqewjvfbv6k7a",
+         *       "id": "evt_prod_06h2nvgp2fr68nejc9nnbeqg9kh1r",
          *       "object": "event",
          *       "type": "coupon.created",
          *       "sequence": 1,
-         *       "created": 1796002160,
+         *       "created": 1796016576,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2m4gzt8w6rm1dmth02xhja23b8",
+         *           "id": "cpn_prod_06h2nvgntwrb4pac0gcjf51nz2xt2",
          *           "name": null,
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-30T01:29:20.594Z",
-         *           "updated": "2026-11-30T01:29:20.594Z",
+         *           "created": "2026-11-30T05:29:35.959Z",
+         *           "updated": "2026-11-30T05:29:35.959Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -29906,20 +30113,20 @@ export type components = {
         /**
          * @description The webhook body of `coupon.updated`.
          * @example {
-         *       "id": "evt_prod_06h2m4h0a0ppb9whdgsmf6tcpwm5t",
+         *       "id": "evt_prod_06h2nvgqjhq5xs629n8dm7k096q9m",
          *       "object": "event",
          *       "type": "coupon.updated",
          *       "sequence": 2,
-         *       "created": 1796002160,
+         *       "created": 1796016576,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2m4gzt8w6rm1dmth02xhja23b8",
+         *           "id": "cpn_prod_06h2nvgntwrb4pac0gcjf51nz2xt2",
          *           "name": "Ten percent",
          *           "valid": true,
          *           "object": "coupon",
-         *           "created": "2026-11-30T01:29:20.594Z",
-         *           "updated": "2026-11-30T01:29:20.718Z",
+         *           "created": "2026-11-30T05:29:35.959Z",
+         *           "updated": "2026-11-30T05:29:36.394Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -29934,7 +30141,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "name": null,
-         *           "updated": "2026-11-30T01:29:20.594Z"
+         *           "updated": "2026-11-30T05:29:35.959Z"
          *         }
          *       }
          *     }
@@ -29968,21 +30175,21 @@ export type components = {
         /**
          * @description The webhook body of `coupon.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2m4h13cab2h7f2n0mb691tq7g8",
+         *       "id": "evt_prod_06h2nvgrp3ve8p3jrqtdcybpt3fc6",
          *       "object": "event",
          *       "type": "coupon.deleted",
          *       "sequence": 2,
-         *       "created": 1796002160,
+         *       "created": 1796016576,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cpn_prod_06h2m4h0rd8qq5cm5gkn58h55q5wj",
+         *           "id": "cpn_prod_06h2nvgrcpgvbrwt1906pfkxzgs2g",
          *           "name": null,
          *           "valid": false,
          *           "object": "coupon",
-         *           "created": "2026-11-30T01:29:20.835Z",
+         *           "created": "2026-11-30T05:29:36.613Z",
          *           "deleted": true,
-         *           "updated": "2026-11-30T01:29:20.919Z",
+         *           "updated": "2026-11-30T05:29:36.681Z",
          *           "currency": null,
          *           "duration": "forever",
          *           "livemode": false,
@@ -29997,7 +30204,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "valid": true,
-         *           "updated": "2026-11-30T01:29:20.835Z",
+         *           "updated": "2026-11-30T05:29:36.613Z",
          *           "deleted": null
          *         }
          *       }
@@ -30077,22 +30284,22 @@ export type components = {
         /**
          * @description The webhook body of `price.created`.
          * @example {
-         *       "id": "evt_prod_06h2m4gxgfhs6fwkhyzbz9fjnzzgm",
+         *       "id": "evt_prod_06h2nvgjz8jr3w35mya5akcry4y0w",
          *       "object": "event",
          *       "type": "price.created",
          *       "sequence": 1,
-         *       "created": 1796002160,
+         *       "created": 1796016575,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
+         *           "id": "price_prod_06h2nvgjxt2stet2b7j2257kxhtg0",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-30T01:29:19.995Z",
-         *           "product": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
-         *           "updated": "2026-11-30T01:29:19.995Z",
+         *           "created": "2026-11-30T05:29:35.214Z",
+         *           "product": "prod_prod_06h2nvgga56htnqdbpc1zh5s96bh2",
+         *           "updated": "2026-11-30T05:29:35.214Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -30211,22 +30418,22 @@ export type components = {
         /**
          * @description The webhook body of `price.updated`.
          * @example {
-         *       "id": "evt_prod_06h2m4gyzd52p6360m1c1n89bt14m",
+         *       "id": "evt_prod_06h2nvgmedymbzj8thhjqjgkvhm6j",
          *       "object": "event",
          *       "type": "price.updated",
          *       "sequence": 2,
-         *       "created": 1796002160,
+         *       "created": 1796016575,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2m4gxg2g1wjqpmwje1zsxmetra",
+         *           "id": "price_prod_06h2nvgjxt2stet2b7j2257kxhtg0",
          *           "type": "recurring",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-30T01:29:19.995Z",
-         *           "product": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
-         *           "updated": "2026-11-30T01:29:20.372Z",
+         *           "created": "2026-11-30T05:29:35.214Z",
+         *           "product": "prod_prod_06h2nvgga56htnqdbpc1zh5s96bh2",
+         *           "updated": "2026-11-30T05:29:35.598Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -30249,7 +30456,7 @@ export type components = {
          *           "unit_amount_atom": 2000
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-30T01:29:19.995Z",
+         *           "updated": "2026-11-30T05:29:35.214Z",
          *           "nickname": null
          *         }
          *       }
@@ -30284,23 +30491,23 @@ export type components = {
         /**
          * @description The webhook body of `price.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2m4gzexapn712rgn1g3fvrgpa2",
+         *       "id": "evt_prod_06h2nvgn5km3qhedtq6gt3nt015hy",
          *       "object": "event",
          *       "type": "price.deleted",
          *       "sequence": 2,
-         *       "created": 1796002160,
+         *       "created": 1796016575,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "price_prod_06h2m4gzcvgq8mk3z2g0tk0qe6498",
+         *           "id": "price_prod_06h2nvgms59w160zbfjwz49n0ad38",
          *           "type": "one_time",
          *           "tiers": null,
          *           "active": true,
          *           "object": "price",
-         *           "created": "2026-11-30T01:29:20.486Z",
+         *           "created": "2026-11-30T05:29:35.689Z",
          *           "deleted": true,
-         *           "product": "prod_prod_06h2m4gx5shmtbn2hxpq03jsjsg4p",
-         *           "updated": "2026-11-30T01:29:20.501Z",
+         *           "product": "prod_prod_06h2nvghw7844d4kmysfnfr951bt2",
+         *           "updated": "2026-11-30T05:29:35.786Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -30318,7 +30525,7 @@ export type components = {
          *           "unit_amount_atom": 100
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-30T01:29:20.486Z",
+         *           "updated": "2026-11-30T05:29:35.689Z",
          *           "deleted": null
          *         }
          *       }
@@ -30419,20 +30626,20 @@ export type components = {
         /**
          * @description The webhook body of `product.created`.
          * @example {
-         *       "id": "evt_prod_06h2m4gvy4f30xb66xnynbqhns3ra",
+         *       "id": "evt_prod_06h2nvggcsb9g481s0jdm4yc4dw6t",
          *       "object": "event",
          *       "type": "product.created",
          *       "sequence": 1,
-         *       "created": 1796002159,
+         *       "created": 1796016574,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
+         *           "id": "prod_prod_06h2nvgga56htnqdbpc1zh5s96bh2",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-30T01:29:19.598Z",
-         *           "updated": "2026-11-30T01:29:19.598Z",
+         *           "created": "2026-11-30T05:29:34.545Z",
+         *           "updated": "2026-11-30T05:29:34.545Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
@@ -30493,26 +30700,26 @@ export type components = {
         /**
          * @description The webhook body of `product.updated`.
          * @example {
-         *       "id": "evt_prod_06h2m4gwvzyf6hmqjjr65ss55fy2m",
+         *       "id": "evt_prod_06h2nvgh18m3sdwnncnrxzg8zt2vp",
          *       "object": "event",
          *       "type": "product.updated",
          *       "sequence": 2,
-         *       "created": 1796002159,
+         *       "created": 1796016574,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
+         *           "id": "prod_prod_06h2nvgga56htnqdbpc1zh5s96bh2",
          *           "name": "Pro",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-30T01:29:19.598Z",
-         *           "updated": "2026-11-30T01:29:19.834Z",
+         *           "created": "2026-11-30T05:29:34.545Z",
+         *           "updated": "2026-11-30T05:29:34.722Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": "The pro plan"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-30T01:29:19.598Z",
+         *           "updated": "2026-11-30T05:29:34.545Z",
          *           "description": null
          *         }
          *       }
@@ -30547,27 +30754,27 @@ export type components = {
         /**
          * @description The webhook body of `product.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2m4gzk90f9sc2bv1cv0e9xw964",
+         *       "id": "evt_prod_06h2nvgnfgmhcnf388ngv1vwjdsje",
          *       "object": "event",
          *       "type": "product.deleted",
          *       "sequence": 2,
-         *       "created": 1796002160,
+         *       "created": 1796016575,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prod_prod_06h2m4gx5shmtbn2hxpq03jsjsg4p",
+         *           "id": "prod_prod_06h2nvghw7844d4kmysfnfr951bt2",
          *           "name": "Spare",
          *           "active": true,
          *           "object": "product",
-         *           "created": "2026-11-30T01:29:19.918Z",
+         *           "created": "2026-11-30T05:29:34.945Z",
          *           "deleted": true,
-         *           "updated": "2026-11-30T01:29:20.535Z",
+         *           "updated": "2026-11-30T05:29:35.857Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "description": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-30T01:29:19.918Z",
+         *           "updated": "2026-11-30T05:29:34.945Z",
          *           "deleted": null
          *         }
          *       }
@@ -30627,21 +30834,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.created`.
          * @example {
-         *       "id": "evt_prod_06h2m4he5amadr2efkpy4eaw4k2m6",
+         *       "id": "evt_prod_06h2nvhj76934x47x9z0ffgp02fda",
          *       "object": "event",
          *       "type": "refund.created",
          *       "sequence": 1,
-         *       "created": 1796002164,
+         *       "created": 1796016583,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2m4he2x6q2w2r9n6tnxa9j2qd6",
+         *           "id": "re_prod_06h2nvhj57zgpxakvghr03wnjv6x6",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "pending",
-         *           "created": "2026-11-30T01:29:24.247Z",
-         *           "payment": "py_prod_06h2m4haj9ymqewpke42zfj7t8hb0",
-         *           "updated": "2026-11-30T01:29:24.247Z",
+         *           "created": "2026-11-30T05:29:43.209Z",
+         *           "payment": "py_prod_06h2nvheqgkdr8awca44wz022fsgm",
+         *           "updated": "2026-11-30T05:29:43.209Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -30708,21 +30915,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.updated`.
          * @example {
-         *       "id": "evt_prod_06h2m4he7p4htkdkjtdhyx83nmdse",
+         *       "id": "evt_prod_06h2nvhj8xrg7h6hpcqy0wsqpyne4",
          *       "object": "event",
          *       "type": "refund.updated",
          *       "sequence": 2,
-         *       "created": 1796002164,
+         *       "created": 1796016583,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2m4he2x6q2w2r9n6tnxa9j2qd6",
+         *           "id": "re_prod_06h2nvhj57zgpxakvghr03wnjv6x6",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "succeeded",
-         *           "created": "2026-11-30T01:29:24.247Z",
-         *           "payment": "py_prod_06h2m4haj9ymqewpke42zfj7t8hb0",
-         *           "updated": "2026-11-30T01:29:24.268Z",
+         *           "created": "2026-11-30T05:29:43.209Z",
+         *           "payment": "py_prod_06h2nvheqgkdr8awca44wz022fsgm",
+         *           "updated": "2026-11-30T05:29:43.230Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -30731,7 +30938,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-30T01:29:24.247Z"
+         *           "updated": "2026-11-30T05:29:43.209Z"
          *         }
          *       }
          *     }
@@ -30765,21 +30972,21 @@ export type components = {
         /**
          * @description The webhook body of `refund.failed`.
          * @example {
-         *       "id": "evt_prod_06h2m4hery96qj62ecevrt0ftx6n2",
+         *       "id": "evt_prod_06h2nvhjrc4gx2jy29d8pn2t52772",
          *       "object": "event",
          *       "type": "refund.failed",
          *       "sequence": 2,
-         *       "created": 1796002164,
+         *       "created": 1796016583,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "re_prod_06h2m4henz7e4tmnn2aafqz0t3ymm",
+         *           "id": "re_prod_06h2nvhjp9bf9v4xmvqyvvsbqw3n2",
          *           "object": "refund",
          *           "reason": null,
          *           "status": "failed",
-         *           "created": "2026-11-30T01:29:24.399Z",
-         *           "payment": "py_prod_06h2m4hddqbmmqbnm79wk1x5a2b5e",
-         *           "updated": "2026-11-30T01:29:24.422Z",
+         *           "created": "2026-11-30T05:29:43.346Z",
+         *           "payment": "py_prod_06h2nvhhvrftq7jws769dr4a12w2p",
+         *           "updated": "2026-11-30T05:29:43.362Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
@@ -30788,7 +30995,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "pending",
-         *           "updated": "2026-11-30T01:29:24.399Z",
+         *           "updated": "2026-11-30T05:29:43.346Z",
          *           "failure_reason": null
          *         }
          *       }
@@ -30823,21 +31030,21 @@ export type components = {
         /**
          * @description The webhook body of `api_token.created`.
          * @example {
-         *       "id": "evt_prod_06h2m4fwrtqyzkxa0xtcb8z7se7by",
+         *       "id": "evt_prod_06h2nvepfnc6bpbejcvq8vf4rw0fg",
          *       "object": "event",
          *       "type": "api_token.created",
          *       "sequence": 1,
-         *       "created": 1796002151,
+         *       "created": 1796016559,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2m4fwqxyn2c3a20ffxykz69q5m",
+         *           "id": "key_prod_06h2nvepaqhkw9xqewm2c7s160zy8",
          *           "kind": "secret",
          *           "name": "catalogue",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-30T01:29:11.615Z",
-         *           "display": "st_prod_…9bp3",
+         *           "created": "2026-11-30T05:29:19.689Z",
+         *           "display": "st_prod_…xp84",
          *           "expires_at": null,
          *           "revoked_at": null,
          *           "allowed_ips": null,
@@ -30909,23 +31116,23 @@ export type components = {
         /**
          * @description The webhook body of `api_token.revoked`.
          * @example {
-         *       "id": "evt_prod_06h2m4fyymd1cepcbjwzjhz3gtmy6",
+         *       "id": "evt_prod_06h2nvez1txca3apta5fzab9kgym2",
          *       "object": "event",
          *       "type": "api_token.revoked",
          *       "sequence": 3,
-         *       "created": 1796002152,
+         *       "created": 1796016561,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2m4fyda9dj25cf1r53gg3pncr8",
+         *           "id": "key_prod_06h2nvexe8g5e404hh8p9m00mp3wr",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "revoked",
-         *           "created": "2026-11-30T01:29:12.027Z",
-         *           "display": "pt_prod_…k978",
+         *           "created": "2026-11-30T05:29:21.512Z",
+         *           "display": "pt_prod_…hatd",
          *           "expires_at": null,
-         *           "revoked_at": "2026-11-30T01:29:12.180Z",
+         *           "revoked_at": "2026-11-30T05:29:21.931Z",
          *           "allowed_ips": null,
          *           "description": null,
          *           "permissions": null,
@@ -30969,23 +31176,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.created`.
          * @example {
-         *       "id": "evt_prod_06h2m4fzdvvc8d5v4szfpe631pyz0",
+         *       "id": "evt_prod_06h2nvezqrkbr83rvk1a5yht5a0zj",
          *       "object": "event",
          *       "type": "webhook_endpoint.created",
          *       "sequence": 1,
-         *       "created": 1796002152,
+         *       "created": 1796016562,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
+         *           "id": "whe_prod_06h2nveznh2dr50y2qc68h548nzcp",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-30T01:29:12.293Z",
+         *           "created": "2026-11-30T05:29:22.089Z",
          *           "enabled": true,
-         *           "updated": "2026-11-30T01:29:12.293Z",
+         *           "updated": "2026-11-30T05:29:22.089Z",
          *           "livemode": false,
          *           "description": null,
          *           "disabled_at": null,
@@ -31061,23 +31268,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.updated`.
          * @example {
-         *       "id": "evt_prod_06h2m4fzk2pw30w4616y8de1xgp0r",
+         *       "id": "evt_prod_06h2nvf02nkve4x7dcwmkj5jtwsbg",
          *       "object": "event",
          *       "type": "webhook_endpoint.updated",
          *       "sequence": 2,
-         *       "created": 1796002152,
+         *       "created": 1796016562,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
+         *           "id": "whe_prod_06h2nveznh2dr50y2qc68h548nzcp",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-30T01:29:12.293Z",
+         *           "created": "2026-11-30T05:29:22.089Z",
          *           "enabled": true,
-         *           "updated": "2026-11-30T01:29:12.342Z",
+         *           "updated": "2026-11-30T05:29:22.169Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -31087,7 +31294,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-30T01:29:12.293Z",
+         *           "updated": "2026-11-30T05:29:22.089Z",
          *           "description": null
          *         }
          *       }
@@ -31122,35 +31329,35 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.deleted`.
          * @example {
-         *       "id": "evt_prod_06h2m4g043etpfnvtz8y9nvn6xxcg",
+         *       "id": "evt_prod_06h2nvf2bz72emhdq4j6dnbq61t8y",
          *       "object": "event",
          *       "type": "webhook_endpoint.deleted",
          *       "sequence": 6,
-         *       "created": 1796002152,
+         *       "created": 1796016562,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
+         *           "id": "whe_prod_06h2nveznh2dr50y2qc68h548nzcp",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-30T01:29:12.293Z",
+         *           "created": "2026-11-30T05:29:22.089Z",
          *           "deleted": true,
          *           "enabled": false,
-         *           "updated": "2026-11-30T01:29:12.476Z",
+         *           "updated": "2026-11-30T05:29:22.609Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-12-01T01:29:12.427Z"
+         *           "previous_secret_expires_at": "2026-12-01T05:29:22.477Z"
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-30T01:29:12.427Z",
+         *           "updated": "2026-11-30T05:29:22.477Z",
          *           "deleted": null
          *         }
          *       }
@@ -31221,23 +31428,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.disabled`.
          * @example {
-         *       "id": "evt_prod_06h2m4fzqjda02cfmd6m8mw4fyhbe",
+         *       "id": "evt_prod_06h2nvf0ewphny553zrs0g7ynnwm0",
          *       "object": "event",
          *       "type": "webhook_endpoint.disabled",
          *       "sequence": 3,
-         *       "created": 1796002152,
+         *       "created": 1796016562,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
+         *           "id": "whe_prod_06h2nveznh2dr50y2qc68h548nzcp",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-30T01:29:12.293Z",
+         *           "created": "2026-11-30T05:29:22.089Z",
          *           "enabled": false,
-         *           "updated": "2026-11-30T01:29:12.376Z",
+         *           "updated": "2026-11-30T05:29:22.268Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -31248,7 +31455,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": true,
-         *           "updated": "2026-11-30T01:29:12.342Z"
+         *           "updated": "2026-11-30T05:29:22.169Z"
          *         }
          *       }
          *     }
@@ -31282,23 +31489,23 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.enabled`.
          * @example {
-         *       "id": "evt_prod_06h2m4fztz623q773etx66yy66c9y",
+         *       "id": "evt_prod_06h2nvf0ywvxr8n9q3bs9j4c1pff4",
          *       "object": "event",
          *       "type": "webhook_endpoint.enabled",
          *       "sequence": 4,
-         *       "created": 1796002152,
+         *       "created": 1796016562,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
+         *           "id": "whe_prod_06h2nveznh2dr50y2qc68h548nzcp",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-30T01:29:12.293Z",
+         *           "created": "2026-11-30T05:29:22.089Z",
          *           "enabled": true,
-         *           "updated": "2026-11-30T01:29:12.401Z",
+         *           "updated": "2026-11-30T05:29:22.418Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
@@ -31309,7 +31516,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "enabled": false,
-         *           "updated": "2026-11-30T01:29:12.376Z"
+         *           "updated": "2026-11-30T05:29:22.268Z"
          *         }
          *       }
          *     }
@@ -31343,33 +31550,33 @@ export type components = {
         /**
          * @description The webhook body of `webhook_endpoint.secret_rotated`.
          * @example {
-         *       "id": "evt_prod_06h2m4fzzfmxgc0wpmc83v5z6bckw",
+         *       "id": "evt_prod_06h2nvf1dcrs0yw9gr1q2t2n3yqnw",
          *       "object": "event",
          *       "type": "webhook_endpoint.secret_rotated",
          *       "sequence": 5,
-         *       "created": 1796002152,
+         *       "created": 1796016562,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "whe_prod_06h2m4fzdaypbgjcxnrwbf86yy56m",
+         *           "id": "whe_prod_06h2nveznh2dr50y2qc68h548nzcp",
          *           "url": "https://example.com/audit",
          *           "events": [
          *             "customer.created"
          *           ],
          *           "object": "webhook_endpoint",
-         *           "created": "2026-11-30T01:29:12.293Z",
+         *           "created": "2026-11-30T05:29:22.089Z",
          *           "enabled": true,
-         *           "updated": "2026-11-30T01:29:12.427Z",
+         *           "updated": "2026-11-30T05:29:22.477Z",
          *           "livemode": false,
          *           "description": "Audit",
          *           "disabled_at": null,
          *           "failing_since": null,
          *           "disabled_reason": null,
          *           "max_deliveries_per_second": null,
-         *           "previous_secret_expires_at": "2026-12-01T01:29:12.427Z"
+         *           "previous_secret_expires_at": "2026-12-01T05:29:22.477Z"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-30T01:29:12.401Z",
+         *           "updated": "2026-11-30T05:29:22.418Z",
          *           "previous_secret_expires_at": null
          *         }
          *       }
@@ -31404,18 +31611,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_in`.
          * @example {
-         *       "id": "evt_prod_06h2m4fwht0278qgb6xcvj8t3qfxw",
+         *       "id": "evt_prod_06h2nvenkxgnm6rfjzf6vb488gbnp",
          *       "object": "event",
          *       "type": "user.signed_in",
          *       "sequence": 1,
-         *       "created": 1796002151,
+         *       "created": 1796016559,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr",
+         *           "id": "user_prod_06h2nvej4cpnpww8hnw9c6p0vt0kg",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-c4fdef311a@example.com",
+         *           "email": "user-f79da7c18e@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -31461,18 +31668,18 @@ export type components = {
         /**
          * @description The webhook body of `user.sign_in_failed`.
          * @example {
-         *       "id": "evt_prod_06h2m4ga81x9jpsgds1asky1grhs4",
+         *       "id": "evt_prod_06h2nvfqa618vtcsr8fjwa30jj3pw",
          *       "object": "event",
          *       "type": "user.sign_in_failed",
          *       "sequence": 2,
-         *       "created": 1796002155,
+         *       "created": 1796016568,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr",
+         *           "id": "user_prod_06h2nvej4cpnpww8hnw9c6p0vt0kg",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-c4fdef311a@example.com",
+         *           "email": "user-f79da7c18e@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -31507,18 +31714,18 @@ export type components = {
         /**
          * @description The webhook body of `user.signed_out`.
          * @example {
-         *       "id": "evt_prod_06h2m4gg8ebesmv3vqdh5yyev1x7c",
+         *       "id": "evt_prod_06h2nvfy4hx5cj9td47ajd6p1kt9a",
          *       "object": "event",
          *       "type": "user.signed_out",
          *       "sequence": 4,
-         *       "created": 1796002156,
+         *       "created": 1796016569,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr",
+         *           "id": "user_prod_06h2nvej4cpnpww8hnw9c6p0vt0kg",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-c4fdef311a@example.com",
+         *           "email": "user-f79da7c18e@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -31553,18 +31760,18 @@ export type components = {
         /**
          * @description The webhook body of `user.password_changed`.
          * @example {
-         *       "id": "evt_prod_06h2m4gd7z40885wr3jwez2kq3yfc",
+         *       "id": "evt_prod_06h2nvfwqx2zf7s50cnewth1rbqhc",
          *       "object": "event",
          *       "type": "user.password_changed",
          *       "sequence": 3,
-         *       "created": 1796002155,
+         *       "created": 1796016569,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2m4frx1azshs4nqm7fc3tp26rr",
+         *           "id": "user_prod_06h2nvej4cpnpww8hnw9c6p0vt0kg",
          *           "name": "Test User",
          *           "role": "owner",
-         *           "email": "user-c4fdef311a@example.com",
+         *           "email": "user-f79da7c18e@example.com",
          *           "object": "user"
          *         }
          *       }
@@ -31599,15 +31806,15 @@ export type components = {
         /**
          * @description The webhook body of `account.settings_updated`.
          * @example {
-         *       "id": "evt_prod_06h2m4gtvcjbf80qjvggwrz1kqzp2",
+         *       "id": "evt_prod_06h2nvgexzm42mze0rgsknq8cptt8",
          *       "object": "event",
          *       "type": "account.settings_updated",
          *       "sequence": 3,
-         *       "created": 1796002159,
+         *       "created": 1796016574,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "acc_prod_06h2m4frw3qgh5k8zywcq0vfrp6g8",
+         *           "id": "acc_prod_06h2nvej2q0fsn26nvv3d389k945r",
          *           "object": "account_settings",
          *           "tax_id": null,
          *           "address": {
@@ -31700,20 +31907,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.created`.
          * @example {
-         *       "id": "evt_prod_06h2m4gtzr8adxyqndd8m94qjesyw",
+         *       "id": "evt_prod_06h2nvgf4kk6a871dnx9rj5zc7c36",
          *       "object": "event",
          *       "type": "tax_rate.created",
          *       "sequence": 1,
-         *       "created": 1796002159,
+         *       "created": 1796016574,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2m4gtzkyk8ysdb9x4c22536jyj",
+         *           "id": "txr_prod_06h2nvgf40r9ycc11vpdxz5pqrefy",
          *           "active": true,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-30T01:29:19.356Z",
-         *           "updated": "2026-11-30T01:29:19.356Z",
+         *           "created": "2026-11-30T05:29:34.240Z",
+         *           "updated": "2026-11-30T05:29:34.240Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -31782,20 +31989,20 @@ export type components = {
         /**
          * @description The webhook body of `tax_rate.updated`.
          * @example {
-         *       "id": "evt_prod_06h2m4gv81tct2j6wer0mv0wpjppt",
+         *       "id": "evt_prod_06h2nvgfrbfaj0b4f2ta9p27b5qw0",
          *       "object": "event",
          *       "type": "tax_rate.updated",
          *       "sequence": 2,
-         *       "created": 1796002159,
+         *       "created": 1796016574,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "txr_prod_06h2m4gtzkyk8ysdb9x4c22536jyj",
+         *           "id": "txr_prod_06h2nvgf40r9ycc11vpdxz5pqrefy",
          *           "active": false,
          *           "object": "tax_rate",
          *           "country": "DE",
-         *           "created": "2026-11-30T01:29:19.356Z",
-         *           "updated": "2026-11-30T01:29:19.421Z",
+         *           "created": "2026-11-30T05:29:34.240Z",
+         *           "updated": "2026-11-30T05:29:34.389Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "inclusive": false,
@@ -31806,7 +32013,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "active": true,
-         *           "updated": "2026-11-30T01:29:19.356Z"
+         *           "updated": "2026-11-30T05:29:34.240Z"
          *         }
          *       }
          *     }
@@ -31840,19 +32047,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.created`.
          * @example {
-         *       "id": "evt_prod_06h2m4h528qtmazyz1e2tf1em08be",
+         *       "id": "evt_prod_06h2nvgwyj2bq3gw7thvvvhkackq0",
          *       "object": "event",
          *       "type": "meter.created",
          *       "sequence": 1,
-         *       "created": 1796002161,
+         *       "created": 1796016577,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
+         *           "id": "mtr_prod_06h2nvgwy5w2gc0d1keaxrzd0wmky",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-30T01:29:21.927Z",
-         *           "updated": "2026-11-30T01:29:21.927Z",
+         *           "created": "2026-11-30T05:29:37.777Z",
+         *           "updated": "2026-11-30T05:29:37.777Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -31922,19 +32129,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.updated`.
          * @example {
-         *       "id": "evt_prod_06h2m4h5mq73374zzyxbvb721g25j",
+         *       "id": "evt_prod_06h2nvgxcyt0cvadtf9bx4ztbh9y4",
          *       "object": "event",
          *       "type": "meter.updated",
          *       "sequence": 2,
-         *       "created": 1796002162,
+         *       "created": 1796016577,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
+         *           "id": "mtr_prod_06h2nvgwy5w2gc0d1keaxrzd0wmky",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-30T01:29:21.927Z",
-         *           "updated": "2026-11-30T01:29:22.062Z",
+         *           "created": "2026-11-30T05:29:37.777Z",
+         *           "updated": "2026-11-30T05:29:37.888Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -31942,7 +32149,7 @@ export type components = {
          *           "display_name": "Requests"
          *         },
          *         "previous_attributes": {
-         *           "updated": "2026-11-30T01:29:21.927Z",
+         *           "updated": "2026-11-30T05:29:37.777Z",
          *           "display_name": "API requests"
          *         }
          *       }
@@ -31977,19 +32184,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.deactivated`.
          * @example {
-         *       "id": "evt_prod_06h2m4h5xq4854esmkbf6y1y1e8xj",
+         *       "id": "evt_prod_06h2nvgyg1b2bn72dpdxvts2qyz0a",
          *       "object": "event",
          *       "type": "meter.deactivated",
          *       "sequence": 3,
-         *       "created": 1796002162,
+         *       "created": 1796016578,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
+         *           "id": "mtr_prod_06h2nvgwy5w2gc0d1keaxrzd0wmky",
          *           "object": "meter",
          *           "status": "inactive",
-         *           "created": "2026-11-30T01:29:21.927Z",
-         *           "updated": "2026-11-30T01:29:22.149Z",
+         *           "created": "2026-11-30T05:29:37.777Z",
+         *           "updated": "2026-11-30T05:29:38.175Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -31998,7 +32205,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-30T01:29:22.062Z"
+         *           "updated": "2026-11-30T05:29:37.888Z"
          *         }
          *       }
          *     }
@@ -32032,19 +32239,19 @@ export type components = {
         /**
          * @description The webhook body of `meter.reactivated`.
          * @example {
-         *       "id": "evt_prod_06h2m4h66t4tbpbq307jjh3paabsc",
+         *       "id": "evt_prod_06h2nvgykqhgsbsgvw0swzeq9xejc",
          *       "object": "event",
          *       "type": "meter.reactivated",
          *       "sequence": 4,
-         *       "created": 1796002162,
+         *       "created": 1796016578,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
+         *           "id": "mtr_prod_06h2nvgwy5w2gc0d1keaxrzd0wmky",
          *           "object": "meter",
          *           "status": "active",
-         *           "created": "2026-11-30T01:29:21.927Z",
-         *           "updated": "2026-11-30T01:29:22.219Z",
+         *           "created": "2026-11-30T05:29:37.777Z",
+         *           "updated": "2026-11-30T05:29:38.204Z",
          *           "livemode": false,
          *           "value_key": "value",
          *           "event_name": "api_request",
@@ -32053,7 +32260,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "inactive",
-         *           "updated": "2026-11-30T01:29:22.149Z"
+         *           "updated": "2026-11-30T05:29:38.175Z"
          *         }
          *       }
          *     }
@@ -32087,19 +32294,19 @@ export type components = {
         /**
          * @description The webhook body of `feature.created`.
          * @example {
-         *       "id": "evt_prod_06h2m4h1fe59c62m19k21jcnm56ye",
+         *       "id": "evt_prod_06h2nvgs3pzy9tm6113v2b1dsjn04",
          *       "object": "event",
          *       "type": "feature.created",
          *       "sequence": 1,
-         *       "created": 1796002161,
+         *       "created": 1796016576,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "feat_prod_06h2m4h1f9m1zf1kfet9t90zd0388",
+         *           "id": "feat_prod_06h2nvgs30v0g15w22m43w8s5y3xc",
          *           "name": "Reports",
          *           "object": "feature",
-         *           "created": "2026-11-30T01:29:21.018Z",
-         *           "updated": "2026-11-30T01:29:21.018Z",
+         *           "created": "2026-11-30T05:29:36.792Z",
+         *           "updated": "2026-11-30T05:29:36.792Z",
          *           "livemode": false,
          *           "metadata": {},
          *           "lookup_key": "reports"
@@ -32159,28 +32366,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.attached`.
          * @example {
-         *       "id": "evt_prod_06h2m4h1qs0sw5ztx5ch23d0v1d0t",
+         *       "id": "evt_prod_06h2nvgtdwna434779wke6nrfwd64",
          *       "object": "event",
          *       "type": "product_feature.attached",
          *       "sequence": 1,
-         *       "created": 1796002161,
+         *       "created": 1796016577,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2m4h1qks4vb8nvx6khz89qn6fc",
+         *           "id": "prodft_prod_06h2nvgt525zpkjmqhw83h6dzs986",
          *           "object": "product_feature",
-         *           "created": "2026-11-30T01:29:21.084Z",
+         *           "created": "2026-11-30T05:29:37.064Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2m4h1f9m1zf1kfet9t90zd0388",
+         *             "id": "feat_prod_06h2nvgs30v0g15w22m43w8s5y3xc",
          *             "name": "Reports",
          *             "object": "feature",
-         *             "created": "2026-11-30T01:29:21.018Z",
-         *             "updated": "2026-11-30T01:29:21.018Z",
+         *             "created": "2026-11-30T05:29:36.792Z",
+         *             "updated": "2026-11-30T05:29:36.792Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "reports"
          *           },
-         *           "product": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
+         *           "product": "prod_prod_06h2nvgga56htnqdbpc1zh5s96bh2",
          *           "livemode": false
          *         }
          *       }
@@ -32230,28 +32437,28 @@ export type components = {
         /**
          * @description The webhook body of `product_feature.detached`.
          * @example {
-         *       "id": "evt_prod_06h2m4h37576zw3e604sdtnewk8dm",
+         *       "id": "evt_prod_06h2nvgvm80cfz2xb9p41pbate41r",
          *       "object": "event",
          *       "type": "product_feature.detached",
          *       "sequence": 2,
-         *       "created": 1796002161,
+         *       "created": 1796016577,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "prodft_prod_06h2m4h2vtfcxv6x09mt7v95fsxwr",
+         *           "id": "prodft_prod_06h2nvgvdpfgke4nxjjy2951fsb4y",
          *           "object": "product_feature",
-         *           "created": "2026-11-30T01:29:21.374Z",
+         *           "created": "2026-11-30T05:29:37.389Z",
          *           "feature": {
-         *             "id": "feat_prod_06h2m4h2amjbnfqgzn1ezkg95vtc2",
+         *             "id": "feat_prod_06h2nvgv37myp39q91k8a4j2e1ty0",
          *             "name": "Beta",
          *             "object": "feature",
-         *             "created": "2026-11-30T01:29:21.237Z",
-         *             "updated": "2026-11-30T01:29:21.237Z",
+         *             "created": "2026-11-30T05:29:37.305Z",
+         *             "updated": "2026-11-30T05:29:37.305Z",
          *             "livemode": false,
          *             "metadata": {},
          *             "lookup_key": "beta"
          *           },
-         *           "product": "prod_prod_06h2m4gvxtwpdw1kgwgwyhyb2gy4p",
+         *           "product": "prod_prod_06h2nvgga56htnqdbpc1zh5s96bh2",
          *           "livemode": false
          *         }
          *       }
@@ -32286,23 +32493,23 @@ export type components = {
         /**
          * @description The webhook body of `customer.entitlements.updated`.
          * @example {
-         *       "id": "evt_prod_06h2m4j2kxgxpek4ftcx5maesxn3y",
+         *       "id": "evt_prod_06h2nvjpdk49x6p3pg5chmfwxhhj8",
          *       "object": "event",
          *       "type": "customer.entitlements.updated",
-         *       "sequence": 4,
-         *       "created": 1796002169,
+         *       "sequence": 5,
+         *       "created": 1796016592,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "items": [
          *             {
-         *               "feature": "feat_prod_06h2m4h1f9m1zf1kfet9t90zd0388",
+         *               "feature": "feat_prod_06h2nvgs30v0g15w22m43w8s5y3xc",
          *               "lookup_key": "reports",
-         *               "source_subscription": "sub_prod_06h2m4j21jwx6ktsm36ycjn56kz8c"
+         *               "source_subscription": "sub_prod_06h2nvjnt89t924evvd0d6ct5pahm"
          *             }
          *           ],
          *           "object": "customer_entitlements",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "livemode": false
          *         },
          *         "previous_attributes": {
@@ -32349,16 +32556,16 @@ export type components = {
         /**
          * @description The webhook body of `portal_configuration.updated`.
          * @example {
-         *       "id": "evt_prod_06h2m4h4n0a95n3x64a6ct7savxt2",
+         *       "id": "evt_prod_06h2nvgvyaj6q01j5dbh3d299e45c",
          *       "object": "event",
          *       "type": "portal_configuration.updated",
          *       "sequence": 4,
-         *       "created": 1796002161,
+         *       "created": 1796016577,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "portal_configuration",
-         *           "updated": "2026-11-30T01:29:21.802Z",
+         *           "updated": "2026-11-30T05:29:37.495Z",
          *           "branding": {
          *             "logo_url": null,
          *             "accent_color": null,
@@ -32549,16 +32756,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.created`.
          * @example {
-         *       "id": "evt_prod_06h2m4htnka8zekmkbfdc0sr6tfrr",
+         *       "id": "evt_prod_06h2nvj960p8s2apxcck1v9b3e22j",
          *       "object": "event",
          *       "type": "credit_note.created",
          *       "sequence": 1,
-         *       "created": 1796002167,
+         *       "created": 1796016589,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2m4htdrpxaznmmfz56mxfmfdgw",
-         *           "pdf": "http://127.0.0.1:46319/api/credit-notes/cn_prod_06h2m4htdrpxaznmmfz56mxfmfdgw/pdf",
+         *           "id": "cn_prod_06h2nvj8wrajqqf93gv0wnjbvhpwy",
+         *           "pdf": "http://127.0.0.1:43533/api/credit-notes/cn_prod_06h2nvj8wrajqqf93gv0wnjbvhpwy/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -32576,16 +32783,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "issued",
-         *           "created": "2026-11-30T01:29:27.406Z",
-         *           "invoice": "in_prod_06h2m4hswyyy3xp4q44bqnrx94nhc",
+         *           "created": "2026-11-30T05:29:49.030Z",
+         *           "invoice": "in_prod_06h2nvj7dkfam5rj8cfhktv7rpb0e",
          *           "refunds": [],
-         *           "updated": "2026-11-30T01:29:27.406Z",
+         *           "updated": "2026-11-30T05:29:49.030Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "livemode": false,
          *           "tax_atom": 0,
          *           "voided_at": null,
-         *           "pdf_sha256": "93bf62556390e154aaf41c22491cbcf5d929d9c2f5893e5af26e75f2344e5a1a",
+         *           "pdf_sha256": "4802a0ab4dc5f3fd4aebd58b0773d30d2118d48fb96fe2929cc1f221a91425bd",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -32680,16 +32887,16 @@ export type components = {
         /**
          * @description The webhook body of `credit_note.voided`.
          * @example {
-         *       "id": "evt_prod_06h2m4hv8zshx0wadxhkv17b20awt",
+         *       "id": "evt_prod_06h2nvjaed7eqgqmgsxr4x3h610nm",
          *       "object": "event",
          *       "type": "credit_note.voided",
          *       "sequence": 2,
-         *       "created": 1796002167,
+         *       "created": 1796016589,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cn_prod_06h2m4htdrpxaznmmfz56mxfmfdgw",
-         *           "pdf": "http://127.0.0.1:46319/api/credit-notes/cn_prod_06h2m4htdrpxaznmmfz56mxfmfdgw/pdf",
+         *           "id": "cn_prod_06h2nvj8wrajqqf93gv0wnjbvhpwy",
+         *           "pdf": "http://127.0.0.1:43533/api/credit-notes/cn_prod_06h2nvj8wrajqqf93gv0wnjbvhpwy/pdf",
          *           "memo": null,
          *           "type": "pre_payment",
          *           "lines": [
@@ -32707,16 +32914,16 @@ export type components = {
          *           "object": "credit_note",
          *           "reason": "order_change",
          *           "status": "void",
-         *           "created": "2026-11-30T01:29:27.406Z",
-         *           "invoice": "in_prod_06h2m4hswyyy3xp4q44bqnrx94nhc",
+         *           "created": "2026-11-30T05:29:49.030Z",
+         *           "invoice": "in_prod_06h2nvj7dkfam5rj8cfhktv7rpb0e",
          *           "refunds": [],
-         *           "updated": "2026-11-30T01:29:27.603Z",
+         *           "updated": "2026-11-30T05:29:49.406Z",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "livemode": false,
          *           "tax_atom": 0,
-         *           "voided_at": "2026-11-30T01:29:27.603Z",
-         *           "pdf_sha256": "93bf62556390e154aaf41c22491cbcf5d929d9c2f5893e5af26e75f2344e5a1a",
+         *           "voided_at": "2026-11-30T05:29:49.406Z",
+         *           "pdf_sha256": "4802a0ab4dc5f3fd4aebd58b0773d30d2118d48fb96fe2929cc1f221a91425bd",
          *           "total_taxes": [],
          *           "discount_atom": 0,
          *           "subtotal_atom": 100,
@@ -32728,7 +32935,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "issued",
-         *           "updated": "2026-11-30T01:29:27.406Z",
+         *           "updated": "2026-11-30T05:29:49.030Z",
          *           "voided_at": null
          *         }
          *       }
@@ -32763,24 +32970,24 @@ export type components = {
         /**
          * @description The webhook body of `customer.balance_transaction.created`.
          * @example {
-         *       "id": "evt_prod_06h2m4hw6vyjmgacq8zj78vjs9bc0",
+         *       "id": "evt_prod_06h2nvjbqzxc4q7pcbxnmh519h94t",
          *       "object": "event",
          *       "type": "customer.balance_transaction.created",
          *       "sequence": 1,
-         *       "created": 1796002167,
+         *       "created": 1796016589,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cbtxn_prod_06h2m4hw5nvqbktgrt81x7z1e02t2",
+         *           "id": "cbtxn_prod_06h2nvjbp81s6wzq15fvgp30ehmbp",
          *           "type": "credit_note",
          *           "object": "customer_balance_transaction",
-         *           "created": "2026-11-30T01:29:27.854Z",
-         *           "invoice": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
+         *           "created": "2026-11-30T05:29:49.746Z",
+         *           "invoice": "in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "livemode": false,
          *           "amount_atom": 100,
-         *           "credit_note": "cn_prod_06h2m4hw492q0rhq26btk1ksjncn2",
+         *           "credit_note": "cn_prod_06h2nvjbfw52qrrnveb3rae61kd2g",
          *           "description": null,
          *           "ending_balance_atom": 100,
          *           "subscription_change_request": null
@@ -32846,18 +33053,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invited`.
          * @example {
-         *       "id": "evt_prod_06h2m4g2ztpwrr9fnm2khrr3jbpqe",
+         *       "id": "evt_prod_06h2nvf8tzhsgtttpbhacvdds8t8r",
          *       "object": "event",
          *       "type": "member.invited",
          *       "sequence": 1,
-         *       "created": 1796002153,
+         *       "created": 1796016564,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2m4g20gjvggftya7fxt6ham7pg",
+         *           "id": "inv_prod_06h2nvf8edhgeh4m4n1m7j878yc20",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx2lb60e@example.com",
+         *           "email": "withdrawn-mx2tw19j@example.com",
          *           "object": "member",
          *           "status": "invited",
          *           "invitation": null
@@ -32910,18 +33117,18 @@ export type components = {
         /**
          * @description The webhook body of `member.invitation_revoked`.
          * @example {
-         *       "id": "evt_prod_06h2m4g3pcs62jdmnyk4ypy6encve",
+         *       "id": "evt_prod_06h2nvf9x3wkn0j43s279exjdfmwg",
          *       "object": "event",
          *       "type": "member.invitation_revoked",
          *       "sequence": 2,
-         *       "created": 1796002153,
+         *       "created": 1796016564,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "inv_prod_06h2m4g20gjvggftya7fxt6ham7pg",
+         *           "id": "inv_prod_06h2nvf8edhgeh4m4n1m7j878yc20",
          *           "name": null,
          *           "role": "viewer",
-         *           "email": "withdrawn-mx2lb60e@example.com",
+         *           "email": "withdrawn-mx2tw19j@example.com",
          *           "object": "member",
          *           "status": "invitation_revoked",
          *           "invitation": null
@@ -32961,21 +33168,21 @@ export type components = {
         /**
          * @description The webhook body of `member.joined`.
          * @example {
-         *       "id": "evt_prod_06h2m4g6fqcbd7qkx53kfentj73ze",
+         *       "id": "evt_prod_06h2nvfgvkwrvsvzyn2ghm566x0f8",
          *       "object": "event",
          *       "type": "member.joined",
          *       "sequence": 1,
-         *       "created": 1796002154,
+         *       "created": 1796016566,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2m4g6crsdg5y41zcvyrfe6nff0",
+         *           "id": "user_prod_06h2nvfgqt79m27875c75c91mm9np",
          *           "name": "Joined Member",
          *           "role": "developer",
-         *           "email": "joined-mx2lb60e@example.com",
+         *           "email": "joined-mx2tw19j@example.com",
          *           "object": "member",
          *           "status": "active",
-         *           "invitation": "inv_prod_06h2m4g3tjdqqbv5c20q9s9pzxj42"
+         *           "invitation": "inv_prod_06h2nvfajwkma2hf438z58dfxz890"
          *         }
          *       }
          *     }
@@ -33009,18 +33216,18 @@ export type components = {
         /**
          * @description The webhook body of `member.role_changed`.
          * @example {
-         *       "id": "evt_prod_06h2m4g7480e03h5zy8e67vg8xm9t",
+         *       "id": "evt_prod_06h2nvfh22qcrxpf9c69kvemddkx8",
          *       "object": "event",
          *       "type": "member.role_changed",
          *       "sequence": 2,
-         *       "created": 1796002154,
+         *       "created": 1796016566,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2m4g6crsdg5y41zcvyrfe6nff0",
+         *           "id": "user_prod_06h2nvfgqt79m27875c75c91mm9np",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx2lb60e@example.com",
+         *           "email": "joined-mx2tw19j@example.com",
          *           "object": "member",
          *           "status": "active",
          *           "invitation": null
@@ -33060,18 +33267,18 @@ export type components = {
         /**
          * @description The webhook body of `member.removed`.
          * @example {
-         *       "id": "evt_prod_06h2m4g7kc92zwpt6tkqj5zyr60rg",
+         *       "id": "evt_prod_06h2nvfjbp4haqssa2zm0mx0b2vq6",
          *       "object": "event",
          *       "type": "member.removed",
          *       "sequence": 3,
-         *       "created": 1796002154,
+         *       "created": 1796016566,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "user_prod_06h2m4g6crsdg5y41zcvyrfe6nff0",
+         *           "id": "user_prod_06h2nvfgqt79m27875c75c91mm9np",
          *           "name": "Joined Member",
          *           "role": "viewer",
-         *           "email": "joined-mx2lb60e@example.com",
+         *           "email": "joined-mx2tw19j@example.com",
          *           "object": "member",
          *           "status": "removed",
          *           "invitation": null
@@ -33111,24 +33318,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.connected`.
          * @example {
-         *       "id": "evt_prod_06h2m4ghb5zpfp21vch2b0x6w474g",
+         *       "id": "evt_prod_06h2nvfympxr90dqp9s92carjmyjr",
          *       "object": "event",
          *       "type": "payment_processor.connected",
          *       "sequence": 1,
-         *       "created": 1796002156,
+         *       "created": 1796016570,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-30T01:29:16.885Z",
-         *           "updated": "2026-11-30T01:29:16.885Z",
+         *           "created": "2026-11-30T05:29:30.018Z",
+         *           "updated": "2026-11-30T05:29:30.018Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:46319/api/processors/stripe/acc_prod_06h2m4frw3qgh5k8zywcq0vfrp6g8",
+         *           "webhook_url": "http://127.0.0.1:43533/api/processors/stripe/acc_prod_06h2nvej2q0fsn26nvv3d389k945r",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_ace480699de6a570102dc2b2",
-         *           "webhook_endpoint_id": "we_3a886de5908e0a6a2ee48efa"
+         *           "processor_account": "acct_bfe8bcd302d56cb6bc8363cc",
+         *           "webhook_endpoint_id": "we_64afd4b9212b6afa4e31d806"
          *         }
          *       }
          *     }
@@ -33205,24 +33412,24 @@ export type components = {
         /**
          * @description The webhook body of `payment_processor.disconnected`.
          * @example {
-         *       "id": "evt_prod_06h2m4gtn315x7veqft4rj1s0vynr",
+         *       "id": "evt_prod_06h2nvgee165erj6mycbyswqer3y4",
          *       "object": "event",
          *       "type": "payment_processor.disconnected",
          *       "sequence": 2,
-         *       "created": 1796002159,
+         *       "created": 1796016574,
          *       "livemode": false,
          *       "data": {
          *         "object": {
          *           "object": "payment_processor",
-         *           "created": "2026-11-30T01:29:16.885Z",
-         *           "updated": "2026-11-30T01:29:16.885Z",
+         *           "created": "2026-11-30T05:29:30.018Z",
+         *           "updated": "2026-11-30T05:29:30.018Z",
          *           "livemode": false,
          *           "processor": "stripe",
-         *           "webhook_url": "http://127.0.0.1:46319/api/processors/stripe/acc_prod_06h2m4frw3qgh5k8zywcq0vfrp6g8",
+         *           "webhook_url": "http://127.0.0.1:43533/api/processors/stripe/acc_prod_06h2nvej2q0fsn26nvv3d389k945r",
          *           "publishable_key": "pk_test_catalogue_flow",
          *           "secret_key_last4": "flow",
-         *           "processor_account": "acct_ace480699de6a570102dc2b2",
-         *           "webhook_endpoint_id": "we_3a886de5908e0a6a2ee48efa"
+         *           "processor_account": "acct_bfe8bcd302d56cb6bc8363cc",
+         *           "webhook_endpoint_id": "we_64afd4b9212b6afa4e31d806"
          *         }
          *       }
          *     }
@@ -33256,39 +33463,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.scheduled`.
          * @example {
-         *       "id": "evt_prod_06h2m4j9hfr3qv0d0bex5ga6b1gd8",
+         *       "id": "evt_prod_06h2nvk1b4rd0w7swgy41gfdabbpw",
          *       "object": "event",
          *       "type": "subscription_change_request.scheduled",
          *       "sequence": 1,
-         *       "created": 1796002171,
+         *       "created": 1796016595,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2m4j8pfqgvcedvzf01sft5q8am",
+         *           "id": "scr_prod_06h2nvk0283d77n52ts5x1p8335cr",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2m4j7vznkmt0spkt0xsdwr0he2",
+         *               "item": "si_prod_06h2nvjwpyg60bkqz7vxmr3pxbyee",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2m4j7rswztfjv20gn1c139vhet",
+         *               "price": "price_prod_06h2nvjwhgb7xtcn9ps96nmw9pdzw",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "scheduled",
-         *           "created": "2026-11-30T01:29:30.948Z",
+         *           "created": "2026-11-30T05:29:54.713Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T01:29:31.197Z",
+         *           "updated": "2026-11-30T05:29:55.254Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-30T01:29:30.845Z",
-         *           "subscription": "sub_prod_06h2m4j7vznkmt0spkt0xsdwr0he0",
+         *           "effective_at": "2026-12-30T05:29:54.101Z",
+         *           "subscription": "sub_prod_06h2nvjwpyg60bkqz7vxmr3pxbyec",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-30T01:29:30.948Z",
+         *           "proration_date": "2026-11-30T05:29:54.713Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -33302,7 +33509,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "open",
-         *           "updated": "2026-11-30T01:29:30.948Z",
+         *           "updated": "2026-11-30T05:29:54.713Z",
          *           "effective_at": null
          *         }
          *       }
@@ -33404,39 +33611,39 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.applied`.
          * @example {
-         *       "id": "evt_prod_06h2m4jjmbeccetc95kxm6wm8rydr",
+         *       "id": "evt_prod_06h2nvkyzjg37bfhkftqpmy3mknmy",
          *       "object": "event",
          *       "type": "subscription_change_request.applied",
          *       "sequence": 2,
-         *       "created": 1798594170,
+         *       "created": 1798608594,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2m4j8pfqgvcedvzf01sft5q8am",
+         *           "id": "scr_prod_06h2nvk0283d77n52ts5x1p8335cr",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2m4j7vznkmt0spkt0xsdwr0he2",
+         *               "item": "si_prod_06h2nvjwpyg60bkqz7vxmr3pxbyee",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2m4j7rswztfjv20gn1c139vhet",
+         *               "price": "price_prod_06h2nvjwhgb7xtcn9ps96nmw9pdzw",
          *               "state": "applied",
          *               "quantity": null
          *             }
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "applied",
-         *           "created": "2026-11-30T01:29:30.948Z",
+         *           "created": "2026-11-30T05:29:54.713Z",
          *           "invoice": null,
-         *           "updated": "2026-12-30T01:29:30.845Z",
+         *           "updated": "2026-12-30T05:29:54.101Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
-         *           "applied_at": "2026-12-30T01:29:30.845Z",
+         *           "applied_at": "2026-12-30T05:29:54.101Z",
          *           "last_error": null,
-         *           "effective_at": "2026-12-30T01:29:30.845Z",
-         *           "subscription": "sub_prod_06h2m4j7vznkmt0spkt0xsdwr0he0",
+         *           "effective_at": "2026-12-30T05:29:54.101Z",
+         *           "subscription": "sub_prod_06h2nvjwpyg60bkqz7vxmr3pxbyec",
          *           "applied_steps": 1,
-         *           "proration_date": "2026-11-30T01:29:30.948Z",
+         *           "proration_date": "2026-11-30T05:29:54.713Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -33451,15 +33658,15 @@ export type components = {
          *         "previous_attributes": {
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2m4j7vznkmt0spkt0xsdwr0he2",
+         *               "item": "si_prod_06h2nvjwpyg60bkqz7vxmr3pxbyee",
          *               "type": "switch_price",
-         *               "price": "price_prod_06h2m4j7rswztfjv20gn1c139vhet",
+         *               "price": "price_prod_06h2nvjwhgb7xtcn9ps96nmw9pdzw",
          *               "state": "pending",
          *               "quantity": null
          *             }
          *           ],
          *           "status": "scheduled",
-         *           "updated": "2026-11-30T01:29:31.197Z",
+         *           "updated": "2026-11-30T05:29:55.254Z",
          *           "applied_at": null,
          *           "applied_steps": 0
          *         }
@@ -33495,18 +33702,18 @@ export type components = {
         /**
          * @description The webhook body of `subscription_change_request.canceled`.
          * @example {
-         *       "id": "evt_prod_06h2m4jamwx83339vbrhgzaeajb60",
+         *       "id": "evt_prod_06h2nvk2xffheh9n1fsxr3pfnvd3y",
          *       "object": "event",
          *       "type": "subscription_change_request.canceled",
          *       "sequence": 2,
-         *       "created": 1796002171,
+         *       "created": 1796016595,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "scr_prod_06h2m4jaatypt7f1yfj9c4kv3knhw",
+         *           "id": "scr_prod_06h2nvk29gt7pkgdmy5ap4ab0cvm6",
          *           "steps": [
          *             {
-         *               "item": "si_prod_06h2m4j7vznkmt0spkt0xsdwr0he2",
+         *               "item": "si_prod_06h2nvjwpyg60bkqz7vxmr3pxbyee",
          *               "type": "set_quantity",
          *               "price": null,
          *               "state": "pending",
@@ -33515,19 +33722,19 @@ export type components = {
          *           ],
          *           "object": "subscription_change_request",
          *           "status": "canceled",
-         *           "created": "2026-11-30T01:29:31.395Z",
+         *           "created": "2026-11-30T05:29:55.409Z",
          *           "invoice": null,
-         *           "updated": "2026-11-30T01:29:31.558Z",
+         *           "updated": "2026-11-30T05:29:55.686Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "metadata": {},
          *           "effective": "period_end",
          *           "applied_at": null,
          *           "last_error": null,
-         *           "effective_at": "2026-12-30T01:29:30.845Z",
-         *           "subscription": "sub_prod_06h2m4j7vznkmt0spkt0xsdwr0he0",
+         *           "effective_at": "2026-12-30T05:29:54.101Z",
+         *           "subscription": "sub_prod_06h2nvjwpyg60bkqz7vxmr3pxbyec",
          *           "applied_steps": 0,
-         *           "proration_date": "2026-11-30T01:29:31.395Z",
+         *           "proration_date": "2026-11-30T05:29:55.409Z",
          *           "proration_behavior": "create_prorations",
          *           "amount_due_now_atom": 0,
          *           "balance_transaction": null,
@@ -33541,7 +33748,7 @@ export type components = {
          *         },
          *         "previous_attributes": {
          *           "status": "scheduled",
-         *           "updated": "2026-11-30T01:29:31.516Z",
+         *           "updated": "2026-11-30T05:29:55.570Z",
          *           "cancellation_reason": null
          *         }
          *       }
@@ -33576,15 +33783,15 @@ export type components = {
         /**
          * @description The webhook body of `payment_method.attached`.
          * @example {
-         *       "id": "evt_prod_06h2m4h95f2bbb6x2rp0crc2r7xm6",
+         *       "id": "evt_prod_06h2nvh5xqvqs64yhav0zx1rbr764",
          *       "object": "event",
          *       "type": "payment_method.attached",
          *       "sequence": 1,
-         *       "created": 1796002162,
+         *       "created": 1796016580,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2m4h936w4jz8qa8a02h3svmymr",
+         *           "id": "pm_prod_06h2nvh5jxwkw4nk79n397pq6r6gm",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "4242",
@@ -33592,9 +33799,10 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-30T01:29:22.969Z",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "created": "2026-11-30T05:29:39.991Z",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "livemode": false,
+         *           "metadata": {},
          *           "processor": "sandbox",
          *           "detached_at": null,
          *           "processor_payment_method": "pm_sandbox_succeeds"
@@ -33664,20 +33872,24 @@ export type components = {
             created?: string;
             /** @description When it was detached from the customer; null while attached. */
             detached_at?: string | null;
+            /** @description The merchant's own key-value pairs (`POST /customers/{id}/payment-methods/{pm}`); never sent to the processor. */
+            metadata?: {
+                [key: string]: string;
+            };
             livemode?: boolean;
         };
         /**
          * @description The webhook body of `payment_method.detached`.
          * @example {
-         *       "id": "evt_prod_06h2m4ha4v9cpvnty3t67fhcm0ptc",
+         *       "id": "evt_prod_06h2nvh8baq49ngq18m1rtmrtjcr6",
          *       "object": "event",
          *       "type": "payment_method.detached",
          *       "sequence": 2,
-         *       "created": 1796002163,
+         *       "created": 1796016580,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "pm_prod_06h2m4h9pf8cgvwmpshgy3mrzr9d2",
+         *           "id": "pm_prod_06h2nvh8315re0e52yazqp5fxjyem",
          *           "card": {
          *             "brand": "visa",
          *             "last4": "0002",
@@ -33685,11 +33897,12 @@ export type components = {
          *             "exp_month": 12
          *           },
          *           "object": "payment_method",
-         *           "created": "2026-11-30T01:29:23.123Z",
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "created": "2026-11-30T05:29:40.632Z",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "livemode": false,
+         *           "metadata": {},
          *           "processor": "sandbox",
-         *           "detached_at": "2026-11-30T01:29:23.234Z",
+         *           "detached_at": "2026-11-30T05:29:40.673Z",
          *           "processor_payment_method": "pm_sandbox_declined"
          *         },
          *         "previous_attributes": {
@@ -33725,30 +33938,97 @@ export type components = {
             };
         };
         /**
-         * @description The webhook body of `dispute.created`.
+         * @description The webhook body of `payment_method.updated`.
          * @example {
-         *       "id": "evt_prod_06h2m4gnxkb025p2af5nt7674jsx8",
+         *       "id": "evt_prod_06h2nvhb6x1vy2snre88gnff5357y",
          *       "object": "event",
-         *       "type": "dispute.created",
-         *       "sequence": 1,
-         *       "created": 1796002158,
+         *       "type": "payment_method.updated",
+         *       "sequence": 2,
+         *       "created": 1796016581,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2m4gnvxkx2bypn9zg75gm6qdy4",
+         *           "id": "pm_prod_06h2nvh5jxwkw4nk79n397pq6r6gm",
+         *           "card": {
+         *             "brand": "visa",
+         *             "last4": "4242",
+         *             "exp_year": 2034,
+         *             "exp_month": 3
+         *           },
+         *           "object": "payment_method",
+         *           "created": "2026-11-30T05:29:39.991Z",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
+         *           "livemode": false,
+         *           "metadata": {
+         *             "label": "office"
+         *           },
+         *           "processor": "sandbox",
+         *           "detached_at": null,
+         *           "processor_payment_method": "pm_sandbox_succeeds"
+         *         },
+         *         "previous_attributes": {
+         *           "card": {
+         *             "brand": "visa",
+         *             "last4": "4242",
+         *             "exp_year": 2034,
+         *             "exp_month": 12
+         *           },
+         *           "metadata": {}
+         *         }
+         *       }
+         *     }
+         */
+        PaymentMethodUpdatedWebhookEvent: {
+            /** @description Event ID (prefix `evt_`). */
+            id: string;
+            /** @constant */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment_method.updated";
+            /** @description Position on the entity's timeline: 1 for its first event, then +1 exactly. */
+            sequence: number;
+            /** @description Unix seconds. */
+            created: number;
+            livemode: boolean;
+            /**
+             * @description Present on sample events sent with "send test event" by type.
+             * @constant
+             */
+            test?: true;
+            data: {
+                object: components["schemas"]["PaymentMethod"];
+                /** @description The fields that changed, with their previous values; on events that change an existing entity. */
+                previous_attributes?: components["schemas"]["PaymentMethodPreviousAttributes"];
+            };
+        };
+        /**
+         * @description The webhook body of `dispute.created`.
+         * @example {
+         *       "id": "evt_prod_06h2nvg8m7yx90fd5rj3w2n4pg3gw",
+         *       "object": "event",
+         *       "type": "dispute.created",
+         *       "sequence": 1,
+         *       "created": 1796016572,
+         *       "livemode": false,
+         *       "data": {
+         *         "object": {
+         *           "id": "dp_prod_06h2nvg8k81hdbtsx4674vdm7ejt8",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "needs_response",
-         *           "created": "2026-11-30T01:29:18.047Z",
-         *           "payment": "py_prod_06h2m4gjgfw9ja69sf7yrb67sv8ty",
-         *           "updated": "2026-11-30T01:29:18.047Z",
+         *           "created": "2026-11-30T05:29:32.570Z",
+         *           "payment": "py_prod_06h2nvfz4c5eq6sq93d67yqf1sq3g",
+         *           "updated": "2026-11-30T05:29:32.570Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
-         *           "evidence_due_by": "2026-12-07T01:29:17.000Z",
-         *           "processor_dispute": "du_7c68993ffe4858641bad01ab"
+         *           "payment_intent": "pi_prod_06h2nvfyskge9z4m3cncxe566ng72",
+         *           "evidence_due_by": "2026-12-07T05:29:32.000Z",
+         *           "processor_dispute": "du_8b5ca64925366dee5bbc73c8"
          *         }
          *       }
          *     }
@@ -33830,33 +34110,33 @@ export type components = {
         /**
          * @description The webhook body of `dispute.updated`.
          * @example {
-         *       "id": "evt_prod_06h2m4gs8wgrfjkf361psysdb688m",
+         *       "id": "evt_prod_06h2nvgb2j0wxzpd7na7dqqk88xey",
          *       "object": "event",
          *       "type": "dispute.updated",
          *       "sequence": 2,
-         *       "created": 1796002158,
+         *       "created": 1796016573,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2m4gnvxkx2bypn9zg75gm6qdy4",
+         *           "id": "dp_prod_06h2nvg8k81hdbtsx4674vdm7ejt8",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "under_review",
-         *           "created": "2026-11-30T01:29:18.047Z",
-         *           "payment": "py_prod_06h2m4gjgfw9ja69sf7yrb67sv8ty",
-         *           "updated": "2026-11-30T01:29:18.910Z",
+         *           "created": "2026-11-30T05:29:32.570Z",
+         *           "payment": "py_prod_06h2nvfz4c5eq6sq93d67yqf1sq3g",
+         *           "updated": "2026-11-30T05:29:33.189Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
+         *           "payment_intent": "pi_prod_06h2nvfyskge9z4m3cncxe566ng72",
          *           "evidence_due_by": null,
-         *           "processor_dispute": "du_7c68993ffe4858641bad01ab"
+         *           "processor_dispute": "du_8b5ca64925366dee5bbc73c8"
          *         },
          *         "previous_attributes": {
          *           "status": "needs_response",
-         *           "updated": "2026-11-30T01:29:18.047Z",
-         *           "evidence_due_by": "2026-12-07T01:29:17.000Z"
+         *           "updated": "2026-11-30T05:29:32.570Z",
+         *           "evidence_due_by": "2026-12-07T05:29:32.000Z"
          *         }
          *       }
          *     }
@@ -33890,32 +34170,32 @@ export type components = {
         /**
          * @description The webhook body of `dispute.closed`.
          * @example {
-         *       "id": "evt_prod_06h2m4gtc7d2m1ncssq9yk7fpcybt",
+         *       "id": "evt_prod_06h2nvgctkpvwtq375dg7yaawaa3j",
          *       "object": "event",
          *       "type": "dispute.closed",
          *       "sequence": 3,
-         *       "created": 1796002159,
+         *       "created": 1796016573,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "dp_prod_06h2m4gnvxkx2bypn9zg75gm6qdy4",
+         *           "id": "dp_prod_06h2nvg8k81hdbtsx4674vdm7ejt8",
          *           "object": "dispute",
          *           "reason": "product_not_received",
          *           "status": "lost",
-         *           "created": "2026-11-30T01:29:18.047Z",
-         *           "payment": "py_prod_06h2m4gjgfw9ja69sf7yrb67sv8ty",
-         *           "updated": "2026-11-30T01:29:19.197Z",
+         *           "created": "2026-11-30T05:29:32.570Z",
+         *           "payment": "py_prod_06h2nvfz4c5eq6sq93d67yqf1sq3g",
+         *           "updated": "2026-11-30T05:29:33.638Z",
          *           "currency": "usd",
          *           "livemode": false,
          *           "processor": "stripe",
          *           "amount_atom": 2500,
-         *           "payment_intent": "pi_prod_06h2m4ghkbyre0xv0g3r6f4pakctg",
+         *           "payment_intent": "pi_prod_06h2nvfyskge9z4m3cncxe566ng72",
          *           "evidence_due_by": null,
-         *           "processor_dispute": "du_7c68993ffe4858641bad01ab"
+         *           "processor_dispute": "du_8b5ca64925366dee5bbc73c8"
          *         },
          *         "previous_attributes": {
          *           "status": "under_review",
-         *           "updated": "2026-11-30T01:29:18.910Z"
+         *           "updated": "2026-11-30T05:29:33.189Z"
          *         }
          *       }
          *     }
@@ -33949,32 +34229,32 @@ export type components = {
         /**
          * @description The webhook body of `email.sent`.
          * @example {
-         *       "id": "evt_prod_06h2m4hk3gc00gm9zn82gb7k2s57y",
+         *       "id": "evt_prod_06h2nvhtdnrremxcnbbtt5n8j7v8y",
          *       "object": "event",
          *       "type": "email.sent",
          *       "sequence": 1,
-         *       "created": 1796002165,
+         *       "created": 1796016585,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2m4hjhfxjs1n9t80vz7ddr4d90",
+         *           "id": "eml_prod_06h2nvhsh28325rm2fw5yynj6ca3p",
          *           "to": [
          *             "jenny@example.com"
          *           ],
          *           "type": "receipt",
-         *           "event": "evt_prod_06h2m4hjecqectnagenjgxt0whacg",
+         *           "event": "evt_prod_06h2nvhsg3cqnv6jewd9pf88sp9dy",
          *           "object": "email",
          *           "status": "sent",
-         *           "created": "2026-11-30T01:29:25.388Z",
-         *           "invoice": "in_prod_06h2m4hezxx5yjcmt10zvbjzmfcrc",
-         *           "sent_at": "2026-11-30T01:29:25.529Z",
+         *           "created": "2026-11-30T05:29:45.096Z",
+         *           "invoice": "in_prod_06h2nvhjyw7s9fj295pjdr95wnrw2",
+         *           "sent_at": "2026-11-30T05:29:45.318Z",
          *           "subject": "Your receipt from Example GmbH (invoice EXAMPL-0001)",
          *           "attempts": 1,
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2m4hjhfxjs1n9t80vz7ddr4d90@localhost>",
+         *           "message_id": "<eml_prod_06h2nvhsh28325rm2fw5yynj6ca3p@localhost>",
          *           "credit_note": null,
-         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2m4hjhfxjs1n9t80vz7ddr4d90.eml (no SMTP_URL)"
+         *           "smtp_response": "250 Written to .data/mail/eml_prod_06h2nvhsh28325rm2fw5yynj6ca3p.eml (no SMTP_URL)"
          *         },
          *         "previous_attributes": {
          *           "status": "queued",
@@ -34047,15 +34327,15 @@ export type components = {
         /**
          * @description The webhook body of `email.failed`.
          * @example {
-         *       "id": "evt_prod_06h2m4k4ww4jmx2j9p1k4hngc0dnr",
+         *       "id": "evt_prod_06h2nvmffv1s4dr4rs2k02hvj1z52",
          *       "object": "event",
          *       "type": "email.failed",
          *       "sequence": 1,
-         *       "created": 1799458173,
+         *       "created": 1799472598,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "eml_prod_06h2m4k40n1hap8w7933434zzgjgr",
+         *           "id": "eml_prod_06h2nvmf3ahsy60bfpqehjp6j3p1g",
          *           "to": [
          *             "owner@example.com"
          *           ],
@@ -34063,14 +34343,14 @@ export type components = {
          *           "event": null,
          *           "object": "email",
          *           "status": "rate_limited",
-         *           "created": "2027-01-09T01:29:33.012Z",
+         *           "created": "2027-01-09T05:29:58.045Z",
          *           "invoice": null,
          *           "sent_at": null,
          *           "subject": "Test email from Example GmbH",
          *           "attempts": 1,
          *           "customer": null,
          *           "livemode": false,
-         *           "message_id": "<eml_prod_06h2m4k40n1hap8w7933434zzgjgr@localhost>",
+         *           "message_id": "<eml_prod_06h2nvmf3ahsy60bfpqehjp6j3p1g@localhost>",
          *           "credit_note": null,
          *           "smtp_response": "429 The account's hourly email limit was reached; this email was not sent."
          *         },
@@ -34110,23 +34390,23 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.created`.
          * @example {
-         *       "id": "evt_prod_06h2m4hztcsmz55eze8btpbmdzffm",
+         *       "id": "evt_prod_06h2nvjfqph6fg5fccap4skj5jeg8",
          *       "object": "event",
          *       "type": "credit_grant.created",
          *       "sequence": 1,
-         *       "created": 1796002168,
+         *       "created": 1796016590,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
+         *           "id": "cg_prod_06h2nvjfpt243c0qzftqjk8sy0gse",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "active",
-         *           "created": "2026-11-30T01:29:28.764Z",
-         *           "updated": "2026-11-30T01:29:28.764Z",
+         *           "created": "2026-11-30T05:29:50.756Z",
+         *           "updated": "2026-11-30T05:29:50.756Z",
          *           "category": "promotional",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
+         *           "customer": "cus_prod_06h2nvjett9385ws2h5d4s5h84vrg",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
@@ -34136,7 +34416,7 @@ export type components = {
          *           "expires_at": null,
          *           "amount_atom": 300,
          *           "applied_atom": 0,
-         *           "effective_at": "2026-11-30T01:29:28.764Z",
+         *           "effective_at": "2026-11-30T05:29:50.756Z",
          *           "remaining_atom": 300
          *         }
          *       }
@@ -34229,23 +34509,23 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.applied`.
          * @example {
-         *       "id": "evt_prod_06h2m4j1bvcztgaks580bvnzca56e",
+         *       "id": "evt_prod_06h2nvjmf55ges653r47j72mrfh7a",
          *       "object": "event",
          *       "type": "credit_grant.applied",
          *       "sequence": 2,
-         *       "created": 1796002169,
+         *       "created": 1796016591,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
+         *           "id": "cg_prod_06h2nvjfpt243c0qzftqjk8sy0gse",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "depleted",
-         *           "created": "2026-11-30T01:29:28.764Z",
-         *           "updated": "2026-11-30T01:29:29.177Z",
+         *           "created": "2026-11-30T05:29:50.756Z",
+         *           "updated": "2026-11-30T05:29:51.989Z",
          *           "category": "promotional",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
+         *           "customer": "cus_prod_06h2nvjett9385ws2h5d4s5h84vrg",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
@@ -34255,12 +34535,12 @@ export type components = {
          *           "expires_at": null,
          *           "amount_atom": 300,
          *           "applied_atom": 300,
-         *           "effective_at": "2026-11-30T01:29:28.764Z",
+         *           "effective_at": "2026-11-30T05:29:50.756Z",
          *           "remaining_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-30T01:29:28.764Z",
+         *           "updated": "2026-11-30T05:29:50.756Z",
          *           "applied_atom": 0,
          *           "remaining_atom": 300
          *         }
@@ -34296,23 +34576,23 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.depleted`.
          * @example {
-         *       "id": "evt_prod_06h2m4j1d1qggmk92jhct8j5r7ws4",
+         *       "id": "evt_prod_06h2nvjmfw2t6hx57ka52mj0nwbwm",
          *       "object": "event",
          *       "type": "credit_grant.depleted",
          *       "sequence": 3,
-         *       "created": 1796002169,
+         *       "created": 1796016591,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
+         *           "id": "cg_prod_06h2nvjfpt243c0qzftqjk8sy0gse",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "depleted",
-         *           "created": "2026-11-30T01:29:28.764Z",
-         *           "updated": "2026-11-30T01:29:29.177Z",
+         *           "created": "2026-11-30T05:29:50.756Z",
+         *           "updated": "2026-11-30T05:29:51.989Z",
          *           "category": "promotional",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
+         *           "customer": "cus_prod_06h2nvjett9385ws2h5d4s5h84vrg",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
@@ -34322,12 +34602,12 @@ export type components = {
          *           "expires_at": null,
          *           "amount_atom": 300,
          *           "applied_atom": 300,
-         *           "effective_at": "2026-11-30T01:29:28.764Z",
+         *           "effective_at": "2026-11-30T05:29:50.756Z",
          *           "remaining_atom": 0
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-30T01:29:28.764Z",
+         *           "updated": "2026-11-30T05:29:50.756Z",
          *           "applied_atom": 0,
          *           "remaining_atom": 300
          *         }
@@ -34363,38 +34643,38 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.expired`.
          * @example {
-         *       "id": "evt_prod_06h2m4jcz5pfmfzcccfqwkfmn5f7g",
+         *       "id": "evt_prod_06h2nvkfyhcm2xdtcr5mcv43t2s2e",
          *       "object": "event",
          *       "type": "credit_grant.expired",
          *       "sequence": 2,
-         *       "created": 1796088568,
+         *       "created": 1796102990,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2m4j0xtg7zft1k0styewx00zg8",
+         *           "id": "cg_prod_06h2nvjkdv34r6qp2b4qrtj8tq99w",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "expired",
-         *           "created": "2026-11-30T01:29:29.068Z",
-         *           "updated": "2026-12-01T01:29:28.271Z",
+         *           "created": "2026-11-30T05:29:51.715Z",
+         *           "updated": "2026-12-01T05:29:50.252Z",
          *           "category": "paid",
          *           "currency": "eur",
-         *           "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
+         *           "customer": "cus_prod_06h2nvjett9385ws2h5d4s5h84vrg",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
          *           "voided_at": null,
          *           "applies_to": "all",
-         *           "expired_at": "2026-12-01T01:29:28.271Z",
-         *           "expires_at": "2026-12-01T01:29:28.271Z",
+         *           "expired_at": "2026-12-01T05:29:50.252Z",
+         *           "expires_at": "2026-12-01T05:29:50.252Z",
          *           "amount_atom": 100,
          *           "applied_atom": 0,
-         *           "effective_at": "2026-11-30T01:29:29.068Z",
+         *           "effective_at": "2026-11-30T05:29:51.715Z",
          *           "remaining_atom": 100
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-30T01:29:29.068Z",
+         *           "updated": "2026-11-30T05:29:51.715Z",
          *           "expired_at": null
          *         }
          *       }
@@ -34429,38 +34709,38 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.voided`.
          * @example {
-         *       "id": "evt_prod_06h2m4j0jg52k9r3phapessv8j6wm",
+         *       "id": "evt_prod_06h2nvjgvf8fw8zej0p1cmxvwac2p",
          *       "object": "event",
          *       "type": "credit_grant.voided",
          *       "sequence": 2,
-         *       "created": 1796002168,
+         *       "created": 1796016591,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2m4j0956cerg52hkvp0fcd0ara",
+         *           "id": "cg_prod_06h2nvjggy117tvj9nr2nx322r3vp",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "voided",
-         *           "created": "2026-11-30T01:29:28.890Z",
-         *           "updated": "2026-11-30T01:29:28.974Z",
+         *           "created": "2026-11-30T05:29:50.981Z",
+         *           "updated": "2026-11-30T05:29:51.052Z",
          *           "category": "paid",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
+         *           "customer": "cus_prod_06h2nvjett9385ws2h5d4s5h84vrg",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
-         *           "voided_at": "2026-11-30T01:29:28.974Z",
+         *           "voided_at": "2026-11-30T05:29:51.052Z",
          *           "applies_to": "all",
          *           "expired_at": null,
          *           "expires_at": null,
          *           "amount_atom": 100,
          *           "applied_atom": 0,
-         *           "effective_at": "2026-11-30T01:29:28.890Z",
+         *           "effective_at": "2026-11-30T05:29:50.981Z",
          *           "remaining_atom": 100
          *         },
          *         "previous_attributes": {
          *           "status": "active",
-         *           "updated": "2026-11-30T01:29:28.890Z",
+         *           "updated": "2026-11-30T05:29:50.981Z",
          *           "voided_at": null
          *         }
          *       }
@@ -34495,23 +34775,23 @@ export type components = {
         /**
          * @description The webhook body of `credit_grant.reinstated`.
          * @example {
-         *       "id": "evt_prod_06h2m4j1vk9yaj7ppgkx093350106",
+         *       "id": "evt_prod_06h2nvjnm00f453v8mj68tpy8d1x2",
          *       "object": "event",
          *       "type": "credit_grant.reinstated",
          *       "sequence": 4,
-         *       "created": 1796002169,
+         *       "created": 1796016592,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "cg_prod_06h2m4hzt01b72aqypgfwrd1y6nka",
+         *           "id": "cg_prod_06h2nvjfpt243c0qzftqjk8sy0gse",
          *           "name": null,
          *           "object": "credit_grant",
          *           "status": "active",
-         *           "created": "2026-11-30T01:29:28.764Z",
-         *           "updated": "2026-11-30T01:29:29.302Z",
+         *           "created": "2026-11-30T05:29:50.756Z",
+         *           "updated": "2026-11-30T05:29:52.275Z",
          *           "category": "promotional",
          *           "currency": "usd",
-         *           "customer": "cus_prod_06h2m4hzj9x5wnbnxbx92jkx8kp2c",
+         *           "customer": "cus_prod_06h2nvjett9385ws2h5d4s5h84vrg",
          *           "livemode": false,
          *           "metadata": {},
          *           "priority": 50,
@@ -34521,12 +34801,12 @@ export type components = {
          *           "expires_at": null,
          *           "amount_atom": 300,
          *           "applied_atom": 0,
-         *           "effective_at": "2026-11-30T01:29:28.764Z",
+         *           "effective_at": "2026-11-30T05:29:50.756Z",
          *           "remaining_atom": 300
          *         },
          *         "previous_attributes": {
          *           "status": "depleted",
-         *           "updated": "2026-11-30T01:29:29.177Z",
+         *           "updated": "2026-11-30T05:29:51.989Z",
          *           "applied_atom": 300,
          *           "remaining_atom": 0
          *         }
@@ -34562,21 +34842,21 @@ export type components = {
         /**
          * @description The webhook body of `api_key.rolled`.
          * @example {
-         *       "id": "evt_prod_06h2m4fykxnz4parg7x08c9v95z7e",
+         *       "id": "evt_prod_06h2nveynmd78x1sjgxwc0ctdr2z4",
          *       "object": "event",
          *       "type": "api_key.rolled",
          *       "sequence": 2,
-         *       "created": 1796002152,
+         *       "created": 1796016561,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "key_prod_06h2m4fyda9dj25cf1r53gg3pncr8",
+         *           "id": "key_prod_06h2nvexe8g5e404hh8p9m00mp3wr",
          *           "kind": "publishable",
          *           "name": "spare",
          *           "object": "api_token",
          *           "status": "active",
-         *           "created": "2026-11-30T01:29:12.027Z",
-         *           "display": "pt_prod_…k978",
+         *           "created": "2026-11-30T05:29:21.512Z",
+         *           "display": "pt_prod_…hatd",
          *           "expires_at": null,
          *           "revoked_at": null,
          *           "allowed_ips": null,
@@ -34587,7 +34867,7 @@ export type components = {
          *           "previous_secret_expires_at": null
          *         },
          *         "previous_attributes": {
-         *           "display": "pt_prod_…pqck"
+         *           "display": "pt_prod_…edb0"
          *         }
          *       }
          *     }
@@ -34621,22 +34901,22 @@ export type components = {
         /**
          * @description The webhook body of `alert.triggered`.
          * @example {
-         *       "id": "evt_prod_06h2m4ham2wh6bmmrwayvhkt3hkwe",
+         *       "id": "evt_prod_06h2nvh6qtje91v5xdf9qvn6m4zgc",
          *       "object": "event",
          *       "type": "alert.triggered",
          *       "sequence": 1,
-         *       "created": 1796002163,
+         *       "created": 1796016580,
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "atrg_prod_06h2m4hak9xcb42fgk2453hb5bzpr",
-         *           "alert": "alrt_prod_06h2m4h7v2x6rgrdf6c4266kk97wg",
-         *           "meter": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
+         *           "id": "atrg_prod_06h2nvh656fngjmrv1f4m7y0k0m02",
+         *           "alert": "alrt_prod_06h2nvh387a13b4q3zqxz2rjjg4ge",
+         *           "meter": "mtr_prod_06h2nvgwy5w2gc0d1keaxrzd0wmky",
          *           "value": 1,
          *           "object": "alert_trigger",
-         *           "created": "2026-11-30T01:29:23.307Z",
+         *           "created": "2026-11-30T05:29:39.986Z",
          *           "currency": null,
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "livemode": false,
          *           "threshold": 1,
          *           "alert_type": "usage_threshold",
@@ -34715,7 +34995,7 @@ export type components = {
         /**
          * @description The webhook body of `alert.resolved`.
          * @example {
-         *       "id": "evt_prod_06h2m4jcf3p20kzjff5cwjh21jpt2",
+         *       "id": "evt_prod_06h2nvkecr2850e25s6qb6amqgcce",
          *       "object": "event",
          *       "type": "alert.resolved",
          *       "sequence": 2,
@@ -34723,14 +35003,14 @@ export type components = {
          *       "livemode": false,
          *       "data": {
          *         "object": {
-         *           "id": "atrg_prod_06h2m4hak9xcb42fgk2453hb5bzpr",
-         *           "alert": "alrt_prod_06h2m4h7v2x6rgrdf6c4266kk97wg",
-         *           "meter": "mtr_prod_06h2m4h50wt6175tme0hrf83kg0pm",
+         *           "id": "atrg_prod_06h2nvh656fngjmrv1f4m7y0k0m02",
+         *           "alert": "alrt_prod_06h2nvh387a13b4q3zqxz2rjjg4ge",
+         *           "meter": "mtr_prod_06h2nvgwy5w2gc0d1keaxrzd0wmky",
          *           "value": 1,
          *           "object": "alert_trigger",
-         *           "created": "2026-11-30T01:29:23.307Z",
+         *           "created": "2026-11-30T05:29:39.986Z",
          *           "currency": null,
-         *           "customer": "cus_prod_06h2m4h69wencs24z4jc3211p410c",
+         *           "customer": "cus_prod_06h2nvgzf1tj9sq59w34jzrb0sc6e",
          *           "livemode": false,
          *           "threshold": 1,
          *           "alert_type": "usage_threshold",
@@ -40959,6 +41239,110 @@ export interface operations {
             };
         };
     };
+    updatePaymentMethod: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account (`acc_…`); it must be the token's account. */
+                account_id: string;
+                customer_id: string;
+                payment_method_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdatePaymentMethodInput"];
+            };
+        };
+        responses: {
+            /** @description The payment method. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentMethod"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not ready: the database cannot be reached; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     detachPaymentMethod: {
         parameters: {
             query?: never;
@@ -41011,6 +41395,108 @@ export interface operations {
             };
             /** @description No such object in this account. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updatePaymentMethodForTokenAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h: a repeat with the same key and request replays the first answer (`Idempotent-Replayed: true`); the same key with another request is a 422; while the first is running, a 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                customer_id: string;
+                payment_method_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdatePaymentMethodInput"];
+            };
+        };
+        responses: {
+            /** @description The payment method. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentMethod"];
+                };
+            };
+            /** @description Bad request: malformed JSON, invalid parameters, or a missing required field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or revoked API token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token may not call this operation or act on this account (a restricted key without the operation's permission: `required_permission`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in this account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Validation error; `errors` lists the fields. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not ready: the database cannot be reached; retry after `Retry-After` seconds. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -62867,6 +63353,49 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PaymentMethodDetachedWebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not verify: a permanent failure, not retried. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: the delivery is `delivered`. Answer at once and process asynchronously. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other 4xx is a permanent failure too; the delivery is not retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A 5xx, a timeout or an unreachable endpoint is retried on the schedule of the webhook docs. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentMethodUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentMethodUpdatedWebhookEvent"];
             };
         };
         responses: {
