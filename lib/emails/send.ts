@@ -13,7 +13,7 @@ import { parseDelay, type Delay } from "@/lib/webhooks/schedule";
 import { invoicesOfEmails, MAX_ATTACHMENTS_BYTES, renderEmail, type EmailRow } from "./render";
 import type { InvoiceWithLines } from "@/lib/invoices/serialize";
 import { serializeEmail } from "./serialize";
-import { isPermanent, responseOf, SMTP_MAX_CONNECTIONS, transmit } from "./transport";
+import { compose, isPermanent, responseOf, SMTP_MAX_CONNECTIONS, transmit } from "./transport";
 
 /** After a temporary failure (4xx), retries wait these delays; then the email fails. */
 export const EMAIL_RETRY_SCHEDULE = ["1m", "5m", "30m", "2h", "6h"] as const;
@@ -199,11 +199,18 @@ async function attempt(row: EmailRow, known: { account: Account; invoice?: Invoi
       ? "failed"
       : "skipped";
   }
+  let composed;
+  try {
+    composed = await compose(rendered);
+  } catch (error) {
+    log().error({ email_id: row.id, err: safeError(error) }, "email could not be composed; it failed");
+    return (await settle({ status: "failed", response: `Not sent: ${responseOf(error)}` })) ? "failed" : "skipped";
+  }
   // Transmitted and, once accepted, recorded before any other lane transmits (oneAccepted).
   const handed = await oneAccepted()(async (): Promise<{ recorded: boolean } | { error: unknown }> => {
     let sent;
     try {
-      sent = await transmit(rendered, row.id);
+      sent = await transmit(composed, row.id);
     } catch (error) {
       return { error };
     }

@@ -2,6 +2,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { connect, type Socket } from "node:net";
 import nodemailer, { type Transporter } from "nodemailer";
+import MailComposer from "nodemailer/lib/mail-composer";
+import type MimeNode from "nodemailer/lib/mime-node";
 import SMTPPool from "nodemailer/lib/smtp-pool";
 import { config } from "@/lib/config";
 import type { RenderedEmail } from "./render";
@@ -75,8 +77,16 @@ export function mailDirectory(): string {
   return path.resolve(config().dataDir, "mail");
 }
 
-export async function transmit(email: RenderedEmail, id: string): Promise<SendResult> {
-  const info = await smtpTransport().sendMail({
+/** A message composed to its MIME bytes, with the envelope SMTP sends it under. */
+export type ComposedEmail = { envelope: MimeNode.Envelope; raw: Buffer };
+
+/**
+ * Composes the MIME message (headers, HTML and text, the attachments encoded) before it is handed
+ * to the transport: the sender does this beside the other lanes, outside the one-at-a-time
+ * transmission (lib/emails/send.ts), which then only moves bytes.
+ */
+export async function compose(email: RenderedEmail): Promise<ComposedEmail> {
+  const message = new MailComposer({
     from: email.from,
     to: email.to,
     replyTo: email.replyTo ?? undefined,
@@ -85,7 +95,12 @@ export async function transmit(email: RenderedEmail, id: string): Promise<SendRe
     html: email.html,
     text: email.text,
     attachments: email.attachments,
-  });
+  }).compile();
+  return { envelope: message.getEnvelope(), raw: await message.build() };
+}
+
+export async function transmit(message: ComposedEmail, id: string): Promise<SendResult> {
+  const info = await smtpTransport().sendMail({ envelope: message.envelope, raw: message.raw });
   if (config().email.smtpUrl) return { response: String(info.response) };
   const file = path.join(mailDirectory(), `${id}.eml`);
   await mkdir(mailDirectory(), { recursive: true });
