@@ -49,6 +49,11 @@ export class Receiver {
   static async start(): Promise<Receiver> {
     const { certPath, keyPath } = testTls();
     const server = createServer({ cert: readFileSync(certPath), key: readFileSync(keyPath) });
+    // Idle connections are kept longer than any sender keeps them (undici: 4 s, the app's pool less),
+    // so the sender always closes first. With Node's 5 s, a test process stalled for seconds on a
+    // loaded machine woke to the idle timer and the next request at once, closed the socket with
+    // the request unread, and the sender got ECONNRESET (CI, `npm run listen`'s forward). close() ends them.
+    server.keepAliveTimeout = 120_000;
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
     const receiver = new Receiver(server, `https://127.0.0.1:${port}/webhooks`);
