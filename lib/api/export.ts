@@ -211,8 +211,8 @@ async function exportStream(
 
 /**
  * An export that its domain encodes itself, for the filters it can (undefined: the list's own
- * batches, encoded here): each batch's text straight from the database (the events NDJSON:
- * lib/events-api/service.ts), without an object per item.
+ * batches, encoded here): each batch's text straight from the database (the events NDJSON and
+ * CSV records: lib/events-api/service.ts), without an object per item. A CSV's header is added here.
  */
 export type ExportEncoded<L> = (args: { ctx: ServiceContext; format: ExportFormat; query: Omit<L, keyof ExportPaging>; params: Record<string, string> }) =>
   | ((after: string | undefined) => Promise<EncodedBatch>)
@@ -239,10 +239,12 @@ export function handleExport<T, L, P extends string = string>(
       return page({ ctx, query: { ...filters, ...paging } as L, params });
     };
     const text = encoded?.({ ctx, format, query: filters as Omit<L, keyof ExportPaging>, params });
+    // An encoded CSV's records come without the header: the first batch gets it from the declaration.
+    const header = format === "csv" ? csvText([csvHeader(operation.exportColumns as ExportColumns<never>)]) : "";
     const read = text
       ? async (after: string | undefined): Promise<ReadBatch> => {
           const batch = await text(after);
-          return { bytes: Buffer.from(batch.text), rows: batch.rows, after: batch.after };
+          return { bytes: Buffer.from(after === undefined ? header + batch.text : batch.text), rows: batch.rows, after: batch.after };
         }
       : encodingReader(format, operation.exportColumns, next);
     const stream = await exportStream(read, request.signal, { requestId });

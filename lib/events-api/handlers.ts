@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { EXPORT_TEXT_BATCH, handleExport } from "@/lib/api/export";
+import { csvHeader, EXPORT_TEXT_BATCH, handleExport, type ExportColumns } from "@/lib/api/export";
 import { handle } from "@/lib/api/handler";
 import type { ServiceContext } from "@/lib/context";
 import type { EventListQuery } from "./schema";
@@ -14,7 +14,7 @@ import {
   exportEventsOperation,
 } from "./operations";
 import { serializeDelivery, serializeEvent } from "./serialize";
-import { exportEventLines, getEvent, getEventWithDeliveries } from "./service";
+import { exportEventText, getEvent, getEventWithDeliveries } from "./service";
 import { getEventAsDelivered } from "@/lib/webhooks/delivered";
 
 /** The handlers of this domain's operations (lib/server/routes.ts lists every domain's). */
@@ -23,13 +23,14 @@ export const eventHandlers = [
   handle(listEventsOperation, async ({ ctx, query }) => eventListPage({ ctx, input: query })),
   handleExport(exportEventsOperation, "events", ({ ctx, query }: { ctx: ServiceContext; query: z.output<typeof EventListQuery> }) =>
     eventListPage({ ctx, input: query }),
-    // NDJSON without an expansion: the lines come from the database (exportEventLines).
+    // Without an expansion, the batches' text comes from the database (exportEventText).
     ({ ctx, format, query }) => {
-      if (format !== "ndjson" || query.expand.size > 0) return undefined;
+      if (query.expand.size > 0) return undefined;
       const { event_id, aggregate_id, aggregate_type, event_type } = query;
       const filters = { event_id, aggregate_id, aggregate_type, event_type };
       const range = { gte: query["created[gte]"], lt: query["created[lt]"] };
-      return (after) => exportEventLines({ ctx, input: { filters, range, after, limit: EXPORT_TEXT_BATCH } });
+      const columns = format === "csv" ? { csv: csvHeader(exportEventsOperation.exportColumns as ExportColumns<never>) } : ({ ndjson: true } as const);
+      return (after) => exportEventText({ ctx, input: { format: columns, filters, range, after, limit: EXPORT_TEXT_BATCH } });
     },
   ),
   handle(getEventOperation, async ({ ctx, params }) =>

@@ -93,21 +93,66 @@ const EVENT_LINE = sql.join(
   sql` || `,
 );
 
-/** A batch of the events NDJSON export: its lines (each ending in a newline), how many, and the keyset after its last. */
-export type EventLines = { text: string; rows: number; after: string | undefined };
+/** A batch of an events export: its text (each record ending in its delimiter), how many rows, and the keyset after its last. */
+export type EventText = { text: string; rows: number; after: string | undefined };
 
 /**
- * A batch of the events export as NDJSON text (docs/api.md, "Exports"): the events list's items
- * for `filters` and `range`, newest first, `limit` of them after the keyset `after` (the
- * `created|id` of the previous batch's last), each line built by PostgreSQL and the batch joined
- * there into one text. The server then handles one string per batch, not an object per event
- * (docs/performance.md, "Exports"). The items are serializeEvent's: tests/api/exports.test.ts
- * parses the lines and compares them with the list's.
+ * The events CSV's cells by column name (the columns themselves are declared once, beside the
+ * export operation): each becomes a column of the batch's subquery, so a JSON column is turned
+ * into text once a row. `number` cells are digits only (never quoted nor formula-escaped, as
+ * csv-stringify leaves numbers).
  */
-export async function exportEventLines({
+const EVENT_CSV_CELLS: Record<string, { value: SQL | AnyColumn; kind: "text" | "number" }> = {
+  id: { value: events.id, kind: "text" },
+  type: { value: events.type, kind: "text" },
+  created: { value: sql`to_char(${events.created} at time zone 'UTC', ${sql.raw(`'${ISO_MS}'`)})`, kind: "text" },
+  aggregate_type: { value: events.aggregateType, kind: "text" },
+  aggregate_id: { value: events.aggregateId, kind: "text" },
+  sequence: { value: sql`${events.sequence}::text`, kind: "number" },
+  version: { value: sql`${events.version}::text`, kind: "number" },
+  actor_type: { value: sql`${events.actorType}::text`, kind: "text" },
+  actor_id: { value: events.actorId, kind: "text" },
+  request_id: { value: events.requestId, kind: "text" },
+  correlation_id: { value: events.correlationId, kind: "text" },
+  // A JSON null is an empty cell, as csv-stringify writes null.
+  data: { value: sql`nullif(${events.data}, 'null'::jsonb)::text`, kind: "text" },
+  previous_data: { value: sql`nullif(${events.previousData}, 'null'::jsonb)::text`, kind: "text" },
+  metadata: { value: sql`nullif(${events.metadata}, 'null'::jsonb)::text`, kind: "text" },
+};
+
+/** A text starting with one of these gets a leading `'` in CSV: csv-stringify's `escape_formulas`, full-width forms included. */
+const FORMULA_START = sql.raw(`'^[-=+@\\t\\r\\uFF1D\\uFF0B\\uFF0D\\uFF20]'`);
+
+/**
+ * A text cell of CSV as csvText (lib/api/export.ts) writes it through csv-stringify: null is
+ * empty; a formula's start gets a leading `'`; a cell holding a quote, a comma or a line break is
+ * quoted, its quotes doubled. tests/api/exports.test.ts checks it against csv-stringify, string
+ * for string. `cell` names a column of the batch subquery (cheap to name several times).
+ */
+export function csvCell(cell: SQL): SQL {
+  const escaped = sql`(case when ${cell} ~ ${FORMULA_START} then '''' || ${cell} else ${cell} end)`;
+  return sql`(case when ${cell} is null then '' when ${cell} ~ '[",\r\n]' then '"' || replace(${escaped}, '"', '""') || '"' else ${escaped} end)`;
+}
+
+/**
+ * A batch of the events export as text written by PostgreSQL (docs/api.md, "Exports"): the events
+ * list's items for `filters` and `range`, newest first, `limit` of them after the keyset `after`
+ * (the `created|id` of the previous batch's last), joined there into one text. The server then
+ * handles one string per batch, not an object per event (docs/performance.md, "Exports").
+ * - `ndjson`: each line serializeEvent's item (its keys, in its order);
+ * - `csv`: the records (CRLF-terminated, no header) of the named columns, cells as csvText writes them.
+ * tests/api/exports.test.ts parses both and compares them with the list's items.
+ */
+export async function exportEventText({
   ctx,
   input,
-}: Verb<{ filters: EventFilters; range: { gte?: Date; lt?: Date }; after: string | undefined; limit: number }>): Promise<EventLines> {
+}: Verb<{
+  format: { ndjson: true } | { csv: readonly string[] };
+  filters: EventFilters;
+  range: { gte?: Date; lt?: Date };
+  after: string | undefined;
+  limit: number;
+}>): Promise<EventText> {
   const db = await getDb();
   let keyset: SQL | undefined;
   if (input.after !== undefined) {
@@ -120,19 +165,36 @@ export async function exportEventLines({
     input.range.lt ? lt(events.created, input.range.lt) : undefined,
     keyset,
   );
+  const csv = "csv" in input.format ? input.format.csv : null;
+  let selected: SQL = sql`${EVENT_LINE} as line`;
+  let record: SQL = sql`line`;
+  if (csv) {
+    const cells = csv.map((name, index) => {
+      const cell = EVENT_CSV_CELLS[name];
+      if (!cell) throw new Error(`events CSV: no cell for the column ${name}`);
+      return { column: sql.identifier(`c${index}`), ...cell };
+    });
+    // The subquery names its cells c0, c1, …; its LIMIT keeps it a subquery, so each is computed once.
+    selected = sql.join(cells.map((cell) => sql`${cell.value} as ${cell.column}`), sql`, `);
+    record = sql.join(
+      cells.map((cell) => (cell.kind === "number" ? sql`coalesce(${cell.column}, '')` : csvCell(sql`${cell.column}`))),
+      sql` || ',' || `,
+    );
+  }
+  const delimiter = csv ? "\r\n" : "\n";
   const [batch] = rowsOf<{ text: string | null; rows: number; last_created: string | null; last_id: string | null }>(
     await db.execute(sql`
-      select string_agg(line, E'\n' order by created desc, id desc) as text, count(*)::int as rows,
+      select string_agg(${record}, ${delimiter} order by created desc, id desc) as text, count(*)::int as rows,
         to_char(min(created) at time zone 'UTC', ${sql.raw(`'${ISO_MS}'`)}) as last_created,
         (array_agg(id order by created, id))[1] as last_id
       from (
-        select ${events.created} as created, ${events.id} as id, ${EVENT_LINE} as line
+        select ${events.created} as created, ${events.id} as id, ${selected}
         from ${events} where ${condition} order by ${events.created} desc, ${events.id} desc limit ${input.limit}
       ) batch`),
   );
   const rows = batch?.rows ?? 0;
   return {
-    text: rows === 0 ? "" : `${batch!.text}\n`,
+    text: rows === 0 ? "" : `${batch!.text}${delimiter}`,
     rows,
     // A full batch may have more after it (an empty batch then ends the export).
     after: rows === input.limit ? `${batch!.last_created}|${batch!.last_id}` : undefined,

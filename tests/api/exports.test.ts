@@ -1,15 +1,20 @@
 import { request as httpRequest } from "node:http";
 import { gunzipSync } from "node:zlib";
 import { parse } from "csv-parse/sync";
+import { sql } from "drizzle-orm";
+import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { csvHeader, type ExportColumns } from "@/lib/api/export";
+import { getDb } from "@/db/client";
+import { csvHeader, csvText, type ExportColumns } from "@/lib/api/export";
 import { exportCreditNotesOperation } from "@/lib/credit-notes/operations";
 import { exportCustomersOperation } from "@/lib/customers/operations";
 import { exportEventsOperation } from "@/lib/events-api/operations";
+import { csvCell } from "@/lib/events-api/service";
 import { exportInvoicesOperation } from "@/lib/invoices/operations";
 import { exportPaymentIntentsOperation } from "@/lib/payments/operations";
 import { exportRefundsOperation } from "@/lib/refunds/operations";
 import { exportSubscriptionsOperation } from "@/lib/subscriptions/operations";
+import { rowsOf } from "@/lib/rows";
 import { api, apiBaseUrl, type Client, type Json } from "../helpers/api";
 import { newMerchant, type Merchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
@@ -75,6 +80,11 @@ beforeAll(async () => {
     expect(response.status, response.text).toBe(201);
     customers.push(response.body);
   }
+  // Events whose correlation id (a client's X-Correlation-Id, kept on the event) a spreadsheet would misread.
+  for (const correlation of ['=HYPERLINK("x",1)', "-1", "+a,b", '@x"y', "plain"]) {
+    const created = await sandbox.post("/products", { name: `Correlated ${correlation}` }, { headers: { "X-Correlation-Id": correlation } });
+    expect(created.status, created.text).toBe(201);
+  }
   ids.customer = customers[0]!.id;
   ids.midCustomerCreated = customers[3]!.created;
   const product = (await sandbox.post("/products", { name: "Plan" })).body;
@@ -110,7 +120,16 @@ beforeAll(async () => {
   }
 });
 
-type Case = { path: string; table: ExportColumns<never>; queries: () => string[] };
+/**
+ * `jsonCells`: the CSV's JSON cells are PostgreSQL's text of the stored JSON (spaces after `:` and
+ * `,`; exportEventText), so they are compared as values; every other cell, byte for byte.
+ */
+type Case = { path: string; table: ExportColumns<never>; queries: () => string[]; jsonCells?: true };
+
+/** A record with its JSON cells (objects and arrays) parsed. */
+function withJsonParsed(record: string[]): unknown[] {
+  return record.map((cell) => (/^[[{]/.test(cell) ? JSON.parse(cell) : cell));
+}
 const CASES: Case[] = [
   {
     path: "/customers",
@@ -125,7 +144,8 @@ const CASES: Case[] = [
   {
     path: "/events",
     table: exportEventsOperation.exportColumns as ExportColumns<never>,
-    // NDJSON without expand: lines written by PostgreSQL (exportEventLines), with each filter and the range.
+    jsonCells: true,
+    // Without expand: NDJSON lines and CSV records written by PostgreSQL (exportEventText), with each filter and the range.
     queries: () => [
       "",
       "?aggregate_type=customer",
@@ -138,7 +158,7 @@ const CASES: Case[] = [
 ];
 
 describe("exports", () => {
-  it.each(CASES)("$path: NDJSON is the list's items, CSV its documented columns, for every filter", async ({ path, table, queries }) => {
+  it.each(CASES)("$path: NDJSON is the list's items, CSV its documented columns, for every filter", async ({ path, table, queries, jsonCells }) => {
     for (const query of queries()) {
       const items = await listAll(path, query);
       const join = query ? "&" : "?";
@@ -155,7 +175,9 @@ describe("exports", () => {
       expect(csv.headers.get("content-disposition")).toMatch(/^attachment; filename="[a-z-]+\.csv"$/);
       const records = parse(csv.text, { relax_column_count: false }) as string[][];
       expect(records[0]).toEqual(csvHeader(table));
-      expect({ query, records: records.slice(1) }).toEqual({ query, records: expectedRecords(items, table) });
+      const expected = expectedRecords(items, table);
+      if (jsonCells) expect({ query, records: records.slice(1).map(withJsonParsed) }).toEqual({ query, records: expected.map(withJsonParsed) });
+      else expect({ query, records: records.slice(1) }).toEqual({ query, records: expected });
     }
     // The round trip saw items (each resource has data here).
     expect((await listAll(path, "")).length).toBeGreaterThan(1);
@@ -177,6 +199,33 @@ describe("exports", () => {
     expect(names).toEqual(expect.arrayContaining(["'=HYPERLINK(\"http://evil.example\",\"x\")", "'+1 555", "'-2+3", "'@SUM(A1)", "'\tTabbed", 'Quote "q", comma', "Two\r\nlines", "Plain"]));
     const invoices = parse((await download("/invoices/export?format=csv")).text, { columns: true }) as Record<string, string>[];
     expect(invoices.map((record) => record.line_description)).toContain("'-Discount");
+  });
+
+  it("the events CSV, written by PostgreSQL, escapes a client's text as csv-stringify does", async () => {
+    const csv = await download("/events/export?format=csv&aggregate_type=product");
+    expect(csv.text.startsWith(`${csvHeader(exportEventsOperation.exportColumns as ExportColumns<never>).join(",")}\r\n`)).toBe(true);
+    expect(csv.text.endsWith("\r\n")).toBe(true);
+    expect(csv.text).toContain(`,"'=HYPERLINK(""x"",1)",`);
+    expect(csv.text).toContain(`,'-1,`);
+    expect(csv.text).toContain(`,"'+a,b",`);
+    expect(csv.text).toContain(`,"'@x""y",`);
+  });
+
+  it("the events CSV's cells, as PostgreSQL writes them, are csv-stringify's, string for string", async () => {
+    const db = await getDb();
+    // Strings dense in what CSV must escape (formula starts, quotes, commas, line breaks, the
+    // full-width forms), and any text PostgreSQL can hold (all but NUL).
+    const special = fc.constantFrom("=", "+", "-", "@", "\t", "\r", "\n", '"', ",", "'", " ", "a", "1", "\uFF1D", "\uFF0B", "\uFF0D", "\uFF20", "é", "😀");
+    const text = fc.oneof(fc.string({ unit: special, maxLength: 8 }), fc.string({ unit: "grapheme", maxLength: 12 }).map((value) => value.replaceAll("\u0000", "")));
+    await fc.assert(
+      fc.asyncProperty(fc.array(text, { minLength: 1, maxLength: 40 }), async (values) => {
+        const cells = rowsOf<{ cell: string }>(
+          await db.execute(sql`select ${csvCell(sql`value`)} as cell from json_array_elements_text(${JSON.stringify(values)}::json) with ordinality as given(value, position) order by position`),
+        ).map((row) => row.cell);
+        expect(cells).toEqual(values.map((value) => csvText([[value]]).slice(0, -2)));
+      }),
+      { numRuns: 60 },
+    );
   });
 
   it("gzip when the client accepts it, plain otherwise", async () => {
