@@ -2,7 +2,7 @@
  * Benchmark: streamed exports (docs/api.md, "Exports") of a large events list, over HTTP against
  * `next start` (run `npm run build` first).
  *
- *   npm run bench:exports -- [--events 10000000] [--probes 2]
+ *   npm run bench:exports -- [--events 10000000] [--probes 2] [--app-log <file>]
  *
  * Loads N synthetic events into one account (db/synthetic-events.ts, the bulk path of
  * `npm run events:load`, ANALYZEd), then exports them through the production server as NDJSON and
@@ -15,7 +15,7 @@
  */
 import "./limits";
 import { request as httpRequest } from "node:http";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { loadSyntheticEvents } from "@/db/synthetic-events";
@@ -26,6 +26,7 @@ import { benchAccounts, benchDatabase, benchEnvironment, elapsed, log, option } 
 
 const EVENTS = Number(option("events", "10000000").replaceAll("_", ""));
 const PROBES = Number(option("probes", "2"));
+const APP_LOG = option("app-log", "");
 const MIN_ROWS_PER_SECOND = 50_000;
 const MAX_GROWTH_MB = 100;
 const MAX_P99_RATIO = 2;
@@ -100,6 +101,8 @@ async function main(): Promise<void> {
     log(`loaded ${EVENTS.toLocaleString("en")} events (ANALYZEd) in ${elapsed(started)}`);
     const app = await startApp({ DATABASE_URL: url });
     closeLater(() => app.stop());
+    // --app-log <file>: the server's output (e.g. APP_NODE_ARGS=--trace-gc's lines) written there at the end.
+    if (APP_LOG) closeLater(async () => writeFileSync(APP_LOG, app.output()));
     const api = `${app.baseUrl}/api/${main}`;
     const customer = await fetch(`${api}/customers`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify({ email: "probe@example.com" }) });
     const probeUrl = `${api}/customers/${((await customer.json()) as { id: string }).id}`;

@@ -1,7 +1,8 @@
 import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { openPgliteClient } from "@/db/pglite";
-import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import type { SQL } from "drizzle-orm";
+import { PgDialect, type PgDatabase, type PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
@@ -41,7 +42,7 @@ export const DATABASE_TIMEOUTS = {
   hardMs: 35_000,
 };
 
-type Handle = { kind: "postgres" | "embedded"; db: Database; close: () => Promise<void> };
+type Handle = { kind: "postgres" | "embedded"; db: Database; close: () => Promise<void>; client?: postgres.Sql };
 
 // Next.js may bundle this module more than once into one process (instrumentation, each route);
 // the handle lives on globalThis so that there is one pool, and never two PGlite instances on one
@@ -123,7 +124,7 @@ async function openPostgres(url: string): Promise<Handle> {
   const { poolSize, pooled } = config().database;
   const client = postgresClient(url, { max: poolSize, pooled, applicationName: POOL_NAMES.api });
   const db = drizzlePostgres(client, { schema }) as unknown as Database;
-  return { kind: "postgres", db, close: () => client.end({ timeout: 5 }) };
+  return { kind: "postgres", db, close: () => client.end({ timeout: 5 }), client };
 }
 
 /**
@@ -188,4 +189,26 @@ export async function closeDb(): Promise<void> {
   const current = store[HANDLE];
   delete store[HANDLE];
   if (current) await (await current).close();
+}
+
+const dialect = new PgDialect();
+
+/**
+ * The first row of `query`, each column as the bytes the database sent (null for NULL), for text
+ * the app only passes on (an export's batch, megabytes): no JS string is made of it, and none
+ * made into bytes again, so nothing of it reaches V8's heap (docs/performance.md, "Exports").
+ * PostgreSQL: postgres.js's `.raw()` on the pool; embedded (or inside an ambient transaction): the
+ * row's values as text, encoded.
+ */
+export async function firstRowBytes(query: SQL): Promise<(Buffer | null)[] | undefined> {
+  const current = await handle();
+  if (current.client && !ambientTransaction()) {
+    const { sql: text, params } = dialect.sqlToQuery(query);
+    const rows = await current.client.unsafe(text, params as postgres.ParameterOrJSON<never>[]).raw();
+    // Typed Buffer[], but a NULL column is null.
+    return rows[0] as (Buffer | null)[] | undefined;
+  }
+  const result: unknown = await (await getDb()).execute(query);
+  const [row] = (Array.isArray(result) ? result : (result as { rows: Record<string, unknown>[] }).rows) as Record<string, unknown>[];
+  return row && Object.values(row).map((value) => (value === null || value === undefined ? null : Buffer.from(String(value))));
 }

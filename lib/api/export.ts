@@ -126,8 +126,8 @@ function nextKey<T>(batch: ExportBatch<T>): string | undefined {
   return last?.id;
 }
 
-/** A batch of an export already encoded: its text, how many items it holds, and where the next starts (none: the last). */
-export type EncodedBatch = { text: string; rows: number; after: string | undefined };
+/** A batch of an export already encoded: its bytes, how many items it holds, and where the next starts (none: the last). */
+export type EncodedBatch = { bytes: Uint8Array; rows: number; after: string | undefined };
 
 /** A batch's bytes as the stream sends them. */
 type ReadBatch = { bytes: Uint8Array; rows: number; after: string | undefined };
@@ -240,11 +240,11 @@ export function handleExport<T, L, P extends string = string>(
     };
     const text = encoded?.({ ctx, format, query: filters as Omit<L, keyof ExportPaging>, params });
     // An encoded CSV's records come without the header: the first batch gets it from the declaration.
-    const header = format === "csv" ? csvText([csvHeader(operation.exportColumns as ExportColumns<never>)]) : "";
+    const header = Buffer.from(format === "csv" ? csvText([csvHeader(operation.exportColumns as ExportColumns<never>)]) : "");
     const read = text
       ? async (after: string | undefined): Promise<ReadBatch> => {
           const batch = await text(after);
-          return { bytes: Buffer.from(after === undefined ? header + batch.text : batch.text), rows: batch.rows, after: batch.after };
+          return { bytes: after === undefined ? Buffer.concat([header, batch.bytes]) : batch.bytes, rows: batch.rows, after: batch.after };
         }
       : encodingReader(format, operation.exportColumns, next);
     const stream = await exportStream(read, request.signal, { requestId });

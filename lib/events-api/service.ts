@@ -1,11 +1,10 @@
 import { and, asc, eq, getTableColumns, gte, lt, sql, type AnyColumn, type SQL } from "drizzle-orm";
-import { getDb } from "@/db/client";
+import { firstRowBytes, getDb } from "@/db/client";
 import { pageOf } from "@/db/page";
 import { eventDeliveries, events, webhookEndpoints } from "@/db/schema";
 import type { Page, PageInfo } from "@/lib/api/pagination";
 import type { Verb } from "@/lib/context";
 import { notFound } from "@/lib/errors";
-import { rowsOf } from "@/lib/rows";
 import { eventTotal } from "@/lib/events/counts";
 import type { EventFilters } from "./schema";
 import type { DeliveryRow, EventRow } from "./serialize";
@@ -93,8 +92,8 @@ const EVENT_LINE = sql.join(
   sql` || `,
 );
 
-/** A batch of an events export: its text (each record ending in its delimiter), how many rows, and the keyset after its last. */
-export type EventText = { text: string; rows: number; after: string | undefined };
+/** A batch of an events export: its bytes (each record ending in its delimiter), how many rows, and the keyset after its last. */
+export type EventText = { bytes: Buffer; rows: number; after: string | undefined };
 
 /**
  * The events CSV's cells by column name (the columns themselves are declared once, beside the
@@ -153,7 +152,6 @@ export async function exportEventText({
   after: string | undefined;
   limit: number;
 }>): Promise<EventText> {
-  const db = await getDb();
   let keyset: SQL | undefined;
   if (input.after !== undefined) {
     const bar = input.after.indexOf("|");
@@ -182,21 +180,21 @@ export async function exportEventText({
     );
   }
   const delimiter = csv ? "\r\n" : "\n";
-  const [batch] = rowsOf<{ text: string | null; rows: number; last_created: string | null; last_id: string | null }>(
-    await db.execute(sql`
-      select string_agg(${record}, ${delimiter} order by created desc, id desc) as text, count(*)::int as rows,
+  // The batch's text comes back as bytes (firstRowBytes): it only passes through to the client.
+  const batch = await firstRowBytes(sql`
+      select string_agg(${record}, ${delimiter} order by created desc, id desc) || ${delimiter} as text, count(*) as rows,
         to_char(min(created) at time zone 'UTC', ${sql.raw(`'${ISO_MS}'`)}) as last_created,
         (array_agg(id order by created, id))[1] as last_id
       from (
         select ${events.created} as created, ${events.id} as id, ${selected}
         from ${events} where ${condition} order by ${events.created} desc, ${events.id} desc limit ${input.limit}
-      ) batch`),
-  );
-  const rows = batch?.rows ?? 0;
+      ) batch`);
+  const [text, count, lastCreated, lastId] = batch ?? [];
+  const rows = Number(count?.toString() ?? 0);
   return {
-    text: rows === 0 ? "" : `${batch!.text}${delimiter}`,
+    bytes: text ?? Buffer.alloc(0),
     rows,
     // A full batch may have more after it (an empty batch then ends the export).
-    after: rows === input.limit ? `${batch!.last_created}|${batch!.last_id}` : undefined,
+    after: rows === input.limit ? `${lastCreated!.toString()}|${lastId!.toString()}` : undefined,
   };
 }

@@ -81,6 +81,19 @@ describe("the embedded default (PGlite, no DATABASE_URL)", () => {
     expect(events.items).toHaveLength(1);
     expect(events.items[0]).toMatchObject({ type: "customer.created", aggregate_id: customer.id, previous_data: null });
 
+    // The events export, its batches written by the database (firstRowBytes' embedded branch).
+    const exported = async (format: string) => {
+      const response = await fetch(`${apiRoot(app.baseUrl)}/${accountId}/events/export?format=${format}&aggregate_id=${customer.id}`, { headers: { Authorization: `Bearer ${token}` } });
+      expect(response.status).toBe(200);
+      return response.text();
+    };
+    const lines = (await exported("ndjson")).split("\n").filter(Boolean).map((line) => JSON.parse(line));
+    expect(lines).toEqual(events.items);
+    const csv = await exported("csv");
+    expect(csv.startsWith("id,type,created,")).toBe(true);
+    expect(csv).toContain(`\r\n${events.items[0].id},customer.created,${events.items[0].created},customer,${customer.id},`);
+    expect(csv.endsWith("\r\n")).toBe(true);
+
     const missing = await client.post("/customers", {});
     expect(missing.status).toBe(400);
     expect(missing.body.detail).toContain("email");
