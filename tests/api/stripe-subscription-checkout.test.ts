@@ -1,12 +1,10 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { api, type Json } from "../helpers/api";
 import { apiDatabase } from "../helpers/api-database";
 import { newSandbox } from "../helpers/merchant";
 import { monthlyPrice, portalOrigin } from "../helpers/portal";
 import { eventually } from "../helpers/receiver";
-import { PROJECT_ROOT } from "../helpers/server";
+import { callActionWith } from "../helpers/server-action";
 import { newStripeSandbox, sharedStripeStandIn } from "../helpers/shared-stripe-stand-in";
 
 /*
@@ -41,10 +39,7 @@ async function stripeMerchant() {
 type Merchant = Awaited<ReturnType<typeof stripeMerchant>>;
 
 /** The hosted page's Pay: its server action (the session id bound, the email typed), as the page's form calls it. */
-async function pay(sessionId: string, email: string): Promise<{ ok: boolean; clientSecret?: string; message?: string }> {
-  const manifest = JSON.parse(readFileSync(path.join(PROJECT_ROOT, ".next/server/server-reference-manifest.json"), "utf8")) as { node: Record<string, { exportedName?: string }> };
-  const actionId = Object.entries(manifest.node).find(([, action]) => action.exportedName === "startCheckoutPaymentAction")?.[0];
-  expect(actionId).toBeDefined();
+async function pay(sessionId: string, email: string) {
   const origin = portalOrigin();
   // The customer has the page open before Pay (as a browser does). Posting the action to a page
   // this server has not rendered yet hung here (no answer in 20 s), the way docs/payments.md
@@ -52,25 +47,10 @@ async function pay(sessionId: string, email: string): Promise<{ ok: boolean; cli
   const page = await fetch(`${origin}/checkout/${sessionId}`);
   expect(page.status).toBe(200);
   expect(await page.text()).toContain('data-testid="payment-element"');
-  const response = await fetch(`${origin}/checkout/${sessionId}`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "Next-Action": actionId!, "Content-Type": "text/plain;charset=UTF-8", Accept: "text/x-component", Origin: origin },
-    body: JSON.stringify([sessionId, email]),
-  });
-  expect(response.status).toBe(200);
-  const text = await response.text();
-  const result = text
-    .split("\n")
-    .map((line) => {
-      try {
-        return JSON.parse(line.slice(line.indexOf(":") + 1)) as unknown;
-      } catch {
-        return undefined;
-      }
-    })
-    .find((value): value is { ok: boolean } => typeof value === "object" && value !== null && "ok" in value);
-  if (!result) throw new Error(`No action result in: ${text.slice(0, 500)}`);
+  const { result } = await callActionWith<{ ok: boolean; clientSecret?: string; message?: string }>(origin, `/checkout/${sessionId}`, "startCheckoutPaymentAction", [
+    sessionId,
+    email,
+  ]);
   return result;
 }
 
