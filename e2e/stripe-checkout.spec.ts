@@ -30,15 +30,18 @@ function standIn() {
   return stripeStandInClient(url);
 }
 
-/** The merchant's own site, where checkout sends the customer back. */
-async function merchantSite(): Promise<{ url: string; close: () => Promise<void> }> {
+type MerchantSite = { url: string; thanks: (sessionId: string) => string; close: () => Promise<void> };
+
+/** The merchant's own site, where checkout sends the customer back (`thanks`: the page a paid session returns to). */
+async function merchantSite(): Promise<MerchantSite> {
   const server: Server = createServer((_request, response) => {
     response.writeHead(200, { "Content-Type": "text/html" });
     response.end("<!doctype html><title>Thanks</title><h1>Thanks for your order</h1>");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  const url = `http://127.0.0.1:${port}`;
+  return { url, thanks: (sessionId) => `${url}/thanks?session_id=${sessionId}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 /** A live merchant connected to Stripe (the stand-in) with live keys, its server token and webhook endpoint. */
@@ -50,11 +53,33 @@ async function connectedMerchant(page: Page, company: string) {
   return { merchant, server, endpoint };
 }
 
-async function paymentSession(server: ReturnType<typeof api>, successUrl: string, amountAtom: number, extra: Record<string, unknown> = {}) {
-  const product = (await server.post("/products", { name: "Espresso machine" })).body;
-  const price = (await server.post("/prices", { product: product.id, currency: "usd", unit_amount_atom: amountAtom, type: "one_time" })).body;
+/**
+ * A test's setting: Stripe.js faked on the page, a live merchant connected to Stripe, and the
+ * merchant's site, closed after `run` whether it passed or failed.
+ */
+async function onMerchantSite(page: Page, company: string, run: (setting: Awaited<ReturnType<typeof connectedMerchant>> & { site: MerchantSite }) => Promise<void>) {
+  const site = await merchantSite();
+  try {
+    await installFakeStripe(page, standIn().url);
+    await run({ ...(await connectedMerchant(page, company)), site });
+  } finally {
+    await site.close();
+  }
+}
+
+/** A session of one price of a new product, sending the customer back to the merchant's site (`extra`: more of the session's fields). */
+async function checkoutSession(
+  server: ReturnType<typeof api>,
+  successUrl: string,
+  mode: "payment" | "subscription",
+  productName: string,
+  priceFields: Record<string, unknown>,
+  extra: Record<string, unknown>,
+) {
+  const product = (await server.post("/products", { name: productName })).body;
+  const price = (await server.post("/prices", { product: product.id, currency: "usd", ...priceFields })).body;
   const created = await server.post("/checkout/sessions", {
-    mode: "payment",
+    mode,
     line_items: [{ price: price.id }],
     success_url: `${successUrl}/thanks?session_id={CHECKOUT_SESSION_ID}`,
     cancel_url: `${successUrl}/cart`,
@@ -62,6 +87,16 @@ async function paymentSession(server: ReturnType<typeof api>, successUrl: string
   });
   expect(created.status, created.text).toBe(201);
   return created.body;
+}
+
+/** A payment-mode session of a one-time price. */
+function paymentSession(server: ReturnType<typeof api>, successUrl: string, amountAtom: number, extra: Record<string, unknown> = {}) {
+  return checkoutSession(server, successUrl, "payment", "Espresso machine", { unit_amount_atom: amountAtom, type: "one_time" }, extra);
+}
+
+/** A subscription-mode session of a monthly price (with `extra`: a trial). */
+function subscriptionSession(server: ReturnType<typeof api>, successUrl: string, amountAtom: number, extra: Record<string, unknown> = {}) {
+  return checkoutSession(server, successUrl, "subscription", "Coffee club", { unit_amount_atom: amountAtom, type: "recurring", recurring: { interval: "month" } }, extra);
 }
 
 /** The stand-in delivered the PaymentIntent's `payment_intent.succeeded` to the merchant's endpoint, and the app took it (200). */
@@ -98,6 +133,24 @@ async function pay(page: Page, card: string, label: RegExp | string) {
   await page.getByRole("button", { name: label }).click();
 }
 
+/** The customer, on the open checkout page, gives their email and pays with `card`. */
+async function payAsAda(page: Page, card: string, label: string) {
+  await page.getByLabel("Email").fill("ada@example.com");
+  await pay(page, card, label);
+}
+
+/** The customer opens the session's page, pays with `card`, and Stripe.js's round trip brings them back to the merchant's thank-you page. */
+async function payAndReturn(page: Page, site: MerchantSite, session: { id: string; url: string }, card: string, label: string) {
+  await page.goto(session.url);
+  await payAsAda(page, card, label);
+  await returnedTo(page, site.thanks(session.id));
+}
+
+/** Our payment's PaymentIntent at Stripe (the stand-in), by the id it carries in its metadata. */
+async function atStripe(paymentIntent: string) {
+  return (await standIn().state()).paymentIntents.find((candidate) => candidate.metadata?.payment_intent === paymentIntent)!;
+}
+
 /** Completed once: the session, its one succeeded payment and one Stripe charge, one `checkout.session.completed`. */
 async function expectCompletedOnce(server: ReturnType<typeof api>, accountId: string, sessionId: string, card: string) {
   const completed = (await server.get(`/checkout/sessions/${sessionId}`)).body;
@@ -113,11 +166,19 @@ async function expectCompletedOnce(server: ReturnType<typeof api>, accountId: st
   return { completed, stripeIntent };
 }
 
-test("stripe checkout: a card that succeeds pays the live session through Stripe.js, which completes once from Stripe's word", async ({ page }) => {
-  const site = await merchantSite();
-  try {
-    await installFakeStripe(page, standIn().url);
-    const { merchant, server, endpoint } = await connectedMerchant(page, "Stripe Espresso");
+/**
+ * Completed once, then the webhook arrived too (before or after the return, as Stripe's timing
+ * has it) and still one completion, one payment. Answers Stripe's PaymentIntent.
+ */
+async function expectCompletedOnceWithWebhook(server: ReturnType<typeof api>, accountId: string, endpoint: string, sessionId: string, card: string) {
+  const { stripeIntent } = await expectCompletedOnce(server, accountId, sessionId, card);
+  await webhookTaken(endpoint, stripeIntent.id);
+  await expectCompletedOnce(server, accountId, sessionId, card);
+  return stripeIntent;
+}
+
+test("stripe checkout: a card that succeeds pays the live session through Stripe.js, which completes once from Stripe's word", async ({ page }) =>
+  onMerchantSite(page, "Stripe Espresso", async ({ site, merchant, server, endpoint }) => {
     const session = await paymentSession(server, site.url, 4500);
 
     const response = await page.goto(session.url);
@@ -129,14 +190,10 @@ test("stripe checkout: a card that succeeds pays the live session through Stripe
     // A live page: no sandbox banner, no sandbox method picker; the Payment Element instead.
     await expect(page.getByText("Sandbox checkout")).toHaveCount(0);
     await expect(page.getByLabel("Payment method")).toHaveCount(0);
-    await page.getByLabel("Email").fill("ada@example.com");
-    await pay(page, "4242 4242 4242 4242", "Pay $45.00");
-    await returnedTo(page, `${site.url}/thanks?session_id=${session.id}`);
+    await payAsAda(page, "4242 4242 4242 4242", "Pay $45.00");
+    await returnedTo(page, site.thanks(session.id));
 
-    const { stripeIntent } = await expectCompletedOnce(server, merchant.accountId, session.id, "pm_card_visa");
-    // The webhook arrived too (before or after the return): still one completion, one payment.
-    await webhookTaken(endpoint, stripeIntent.id);
-    await expectCompletedOnce(server, merchant.accountId, session.id, "pm_card_visa");
+    const stripeIntent = await expectCompletedOnceWithWebhook(server, merchant.accountId, endpoint, session.id, "pm_card_visa");
     await page.goto(session.url);
     await expect(page.getByRole("heading", { name: "This checkout is complete" })).toBeVisible();
     // Stripe.js's return arriving after the webhook completed the session (the order of the two
@@ -144,54 +201,39 @@ test("stripe checkout: a card that succeeds pays the live session through Stripe
     const lateReturn = new URL(session.url);
     lateReturn.search = new URLSearchParams({ payment_intent: stripeIntent.id, payment_intent_client_secret: `${stripeIntent.id}_secret_late`, redirect_status: "succeeded" }).toString();
     await page.goto(lateReturn.toString());
-    await returnedTo(page, `${site.url}/thanks?session_id=${session.id}`);
+    await returnedTo(page, site.thanks(session.id));
     await expectCompletedOnce(server, merchant.accountId, session.id, "pm_card_visa");
-  } finally {
-    await site.close();
-  }
-});
+  }),
+);
 
-test("stripe checkout: a 3-D Secure challenge that succeeds, after a declined card, completes the session", async ({ page }) => {
-  const site = await merchantSite();
-  try {
-    await installFakeStripe(page, standIn().url);
-    const { merchant, server, endpoint } = await connectedMerchant(page, "Stripe Secure");
+test("stripe checkout: a 3-D Secure challenge that succeeds, after a declined card, completes the session", async ({ page }) =>
+  onMerchantSite(page, "Stripe Secure", async ({ site, merchant, server, endpoint }) => {
     const session = await paymentSession(server, site.url, 4500);
 
     await page.goto(session.url);
-    await page.getByLabel("Email").fill("ada@example.com");
     // Declined: Stripe.js's error on the page, the session open.
-    await pay(page, "4000 0000 0000 0002", "Pay $45.00");
+    await payAsAda(page, "4000 0000 0000 0002", "Pay $45.00");
     await expect(page.getByRole("alert").filter({ hasText: "Your card was declined." })).toBeVisible();
     expect((await server.get(`/checkout/sessions/${session.id}`)).body.status).toBe("open");
 
     // A card that asks for 3-D Secure: the bank's challenge, completed.
-    await page.getByLabel("Card number").fill("4000 0000 0000 3220");
-    await page.getByRole("button", { name: "Pay $45.00" }).click();
+    await pay(page, "4000 0000 0000 3220", "Pay $45.00");
     const challenge = page.getByRole("dialog", { name: "3-D Secure authentication" });
     await expect(challenge).toBeVisible();
     expect((await server.get(`/checkout/sessions/${session.id}`)).body.status).toBe("open");
     await challenge.getByRole("button", { name: "Complete authentication" }).click();
-    await returnedTo(page, `${site.url}/thanks?session_id=${session.id}`);
+    await returnedTo(page, site.thanks(session.id));
 
-    const { stripeIntent } = await expectCompletedOnce(server, merchant.accountId, session.id, "pm_card_threeDSecure2Required");
-    await webhookTaken(endpoint, stripeIntent.id);
-    await expectCompletedOnce(server, merchant.accountId, session.id, "pm_card_threeDSecure2Required");
-  } finally {
-    await site.close();
-  }
-});
+    await expectCompletedOnceWithWebhook(server, merchant.accountId, endpoint, session.id, "pm_card_threeDSecure2Required");
+  }),
+);
 
-test("stripe checkout: a 3-D Secure challenge that fails shows the error and leaves the session open", async ({ page }) => {
-  const site = await merchantSite();
-  try {
-    await installFakeStripe(page, standIn().url);
-    const { server } = await connectedMerchant(page, "Stripe Refused");
+test("stripe checkout: a 3-D Secure challenge that fails shows the error and leaves the session open", async ({ page }) =>
+  onMerchantSite(page, "Stripe Refused", async ({ site, server }) => {
     const session = await paymentSession(server, site.url, 4500);
 
     await page.goto(session.url);
-    await page.getByLabel("Email").fill("ada@example.com");
-    await pay(page, "4000 0025 0000 3155", "Pay $45.00");
+    await payAsAda(page, "4000 0025 0000 3155", "Pay $45.00");
     await page.getByRole("dialog", { name: "3-D Secure authentication" }).getByRole("button", { name: "Fail authentication" }).click();
     await expect(page.getByRole("alert").filter({ hasText: "The customer failed 3-D Secure authentication." })).toBeVisible();
     // Still on the checkout page, nothing paid.
@@ -203,10 +245,8 @@ test("stripe checkout: a 3-D Secure challenge that fails shows the error and lea
     expect(stripeIntent.status).toBe("requires_payment_method");
     expect(stripe.charges).not.toContain(stripeIntent.id);
     await expect(page.getByRole("button", { name: "Pay $45.00" })).toBeEnabled();
-  } finally {
-    await site.close();
-  }
-});
+  }),
+);
 
 test("stripe hosted invoice: the customer pays the live invoice with a card through Stripe.js; it is paid once", async ({ page, browser }) => {
   const { merchant, server, endpoint } = await connectedMerchant(page, "Stripe Invoices");
@@ -234,7 +274,7 @@ test("stripe hosted invoice: the customer pays the live invoice with a card thro
     expect(paid).toMatchObject({ status: "paid", due_amount_atom: 0, paid_amount_atom: 15000 });
     const intent = (await server.get(`/payment-intents/${paid.payment_intent}`)).body;
     expect(intent).toMatchObject({ status: "succeeded", amount_received_atom: 15000, payment_method: "pm_card_threeDSecure2Required" });
-    const stripeIntent = (await standIn().state()).paymentIntents.find((candidate) => candidate.metadata?.payment_intent === intent.id)!;
+    const stripeIntent = await atStripe(intent.id);
     await webhookTaken(endpoint, stripeIntent.id);
     const events = (await server.get(`/${merchant.accountId}/events?event_type=invoice.paid`)).body.items;
     expect(events.filter((event: { aggregate_id: string }) => event.aggregate_id === invoice.id)).toHaveLength(1);
@@ -244,48 +284,32 @@ test("stripe hosted invoice: the customer pays the live invoice with a card thro
   }
 });
 
-test("stripe checkout: the return completes the session while Stripe's webhook is held; the webhook, delivered after, changes nothing", async ({ page }) => {
-  const site = await merchantSite();
-  const stripe = standIn();
-  try {
-    await installFakeStripe(page, stripe.url);
-    const { merchant, server, endpoint } = await connectedMerchant(page, "Stripe Return");
+test("stripe checkout: the return completes the session while Stripe's webhook is held; the webhook, delivered after, changes nothing", async ({ page }) =>
+  onMerchantSite(page, "Stripe Return", async ({ site, merchant, server, endpoint }) => {
+    const stripe = standIn();
     const session = await paymentSession(server, site.url, 4500);
     // This merchant's webhooks are held at Stripe: only the return URL's retrieve can complete the session.
     await stripe.endpointDelivery(endpoint, { hold: true });
     try {
-      await page.goto(session.url);
-      await page.getByLabel("Email").fill("ada@example.com");
-      await pay(page, "4242 4242 4242 4242", "Pay $45.00");
-      await returnedTo(page, `${site.url}/thanks?session_id=${session.id}`);
+      await payAndReturn(page, site, session, "4242 4242 4242 4242", "Pay $45.00");
       await expectCompletedOnce(server, merchant.accountId, session.id, "pm_card_visa");
       await stripe.flushEndpoint(endpoint);
     } finally {
       await stripe.endpointDelivery(endpoint, { hold: false });
     }
-    const { stripeIntent } = await expectCompletedOnce(server, merchant.accountId, session.id, "pm_card_visa");
-    await webhookTaken(endpoint, stripeIntent.id);
-    await expectCompletedOnce(server, merchant.accountId, session.id, "pm_card_visa");
-  } finally {
-    await site.close();
-  }
-});
+    await expectCompletedOnceWithWebhook(server, merchant.accountId, endpoint, session.id, "pm_card_visa");
+  }),
+);
 
-test("stripe checkout: a session with payment_intent_data.setup_future_usage saves the card it is paid with for the customer, once", async ({ page }) => {
-  const site = await merchantSite();
-  try {
-    await installFakeStripe(page, standIn().url);
-    const { merchant, server, endpoint } = await connectedMerchant(page, "Stripe Saves");
+test("stripe checkout: a session with payment_intent_data.setup_future_usage saves the card it is paid with for the customer, once", async ({ page }) =>
+  onMerchantSite(page, "Stripe Saves", async ({ site, merchant, server, endpoint }) => {
     const session = await paymentSession(server, site.url, 4500, { payment_intent_data: { setup_future_usage: "off_session" } });
-    await page.goto(session.url);
-    await page.getByLabel("Email").fill("ada@example.com");
-    await pay(page, "4242 4242 4242 4242", "Pay $45.00");
-    await returnedTo(page, `${site.url}/thanks?session_id=${session.id}`);
+    await payAndReturn(page, site, session, "4242 4242 4242 4242", "Pay $45.00");
 
     const completed = (await server.get(`/checkout/sessions/${session.id}`)).body;
     expect(completed).toMatchObject({ status: "complete", payment_status: "paid" });
     const intent = (await server.get(`/payment-intents/${completed.payment_intent}`)).body;
-    const stripeIntent = (await standIn().state()).paymentIntents.find((candidate) => candidate.metadata?.payment_intent === intent.id)!;
+    const stripeIntent = await atStripe(intent.id);
     // Stripe was asked to save it: the PaymentIntent's method is a new one, saved for the customer.
     expect(stripeIntent).toMatchObject({ status: "succeeded", setup_future_usage: "off_session" });
     expect(intent.payment_method).toBe(stripeIntent.payment_method);
@@ -306,64 +330,35 @@ test("stripe checkout: a session with payment_intent_data.setup_future_usage sav
     const later = await server.post("/payment-intents", { amount_atom: 1200, currency: "usd", customer: completed.customer, payment_method: saved.id, confirm: true });
     expect([200, 201], later.text).toContain(later.status);
     expect(later.body.status).toBe("succeeded");
-  } finally {
-    await site.close();
-  }
-});
+  }),
+);
 
-test("stripe checkout: a session without setup_future_usage saves no card", async ({ page }) => {
-  const site = await merchantSite();
-  try {
-    await installFakeStripe(page, standIn().url);
-    const { server } = await connectedMerchant(page, "Stripe Keeps Nothing");
+test("stripe checkout: a session without setup_future_usage saves no card", async ({ page }) =>
+  onMerchantSite(page, "Stripe Keeps Nothing", async ({ site, server }) => {
     const session = await paymentSession(server, site.url, 4500);
-    await page.goto(session.url);
-    await page.getByLabel("Email").fill("ada@example.com");
-    await pay(page, "4242 4242 4242 4242", "Pay $45.00");
-    await returnedTo(page, `${site.url}/thanks?session_id=${session.id}`);
+    await payAndReturn(page, site, session, "4242 4242 4242 4242", "Pay $45.00");
     const completed = (await server.get(`/checkout/sessions/${session.id}`)).body;
     expect((await server.get(`/customers/${completed.customer}/payment-methods`)).body.items).toEqual([]);
-  } finally {
-    await site.close();
-  }
-});
+  }),
+);
 
-/** A subscription-mode session of a monthly price (with `extra`: a trial). */
-async function subscriptionSession(server: ReturnType<typeof api>, successUrl: string, amountAtom: number, extra: Record<string, unknown> = {}) {
-  const product = (await server.post("/products", { name: "Coffee club" })).body;
-  const price = (await server.post("/prices", { product: product.id, currency: "usd", unit_amount_atom: amountAtom, type: "recurring", recurring: { interval: "month" } })).body;
-  const created = await server.post("/checkout/sessions", {
-    mode: "subscription",
-    line_items: [{ price: price.id }],
-    success_url: `${successUrl}/thanks?session_id={CHECKOUT_SESSION_ID}`,
-    cancel_url: `${successUrl}/cart`,
-    ...extra,
-  });
-  expect(created.status, created.text).toBe(201);
-  return created.body;
-}
-
-test("stripe checkout: a subscription session is paid through Stripe.js (a decline first): the subscription starts once, its first invoice paid, the card saved as its default", async ({ page }) => {
-  const site = await merchantSite();
-  try {
-    await installFakeStripe(page, standIn().url);
-    const { merchant, server, endpoint } = await connectedMerchant(page, "Stripe Coffee Club");
+test("stripe checkout: a subscription session is paid through Stripe.js (a decline first): the subscription starts once, its first invoice paid, the card saved as its default", async ({ page }) =>
+  onMerchantSite(page, "Stripe Coffee Club", async ({ site, merchant, server, endpoint }) => {
     const session = await subscriptionSession(server, site.url, 1800);
     await page.goto(session.url);
     await expect(page.getByTestId("payment-element")).toBeVisible();
-    await page.getByLabel("Email").fill("ada@example.com");
     // A decline: Stripe.js's error on the page; nothing starts.
-    await pay(page, "4000 0000 0000 0002", "Subscribe and pay $18.00");
+    await payAsAda(page, "4000 0000 0000 0002", "Subscribe and pay $18.00");
     await expect(page.getByRole("alert").filter({ hasText: "Your card was declined." })).toBeVisible();
     expect((await server.get(`/checkout/sessions/${session.id}`)).body.status).toBe("open");
     expect((await server.get("/subscriptions")).body.items).toEqual([]);
 
     await pay(page, "4242 4242 4242 4242", "Subscribe and pay $18.00");
-    await returnedTo(page, `${site.url}/thanks?session_id=${session.id}`);
+    await returnedTo(page, site.thanks(session.id));
 
     const completed = (await server.get(`/checkout/sessions/${session.id}`)).body;
     expect(completed).toMatchObject({ status: "complete", mode: "subscription", customer_email: "ada@example.com", subscription: expect.stringMatching(/^sub_/) });
-    const stripeIntent = (await standIn().state()).paymentIntents.find((candidate) => candidate.metadata?.payment_intent === completed.payment_intent)!;
+    const stripeIntent = await atStripe(completed.payment_intent);
     expect(stripeIntent).toMatchObject({ status: "succeeded", amount: 1800, setup_future_usage: "off_session" });
     await webhookTaken(endpoint, stripeIntent.id);
     /** What the merchant sees of it: read whole, so that a failed poll shows it. */
@@ -392,27 +387,17 @@ test("stripe checkout: a subscription session is paid through Stripe.js (a decli
       method: seen.method,
     });
     await expect.poll(async () => { const seen = await started(); return JSON.stringify(seen) === JSON.stringify(once(seen)) ? "once" : JSON.stringify(seen); }, { timeout: 60_000 }).toBe("once");
-  } finally {
-    await site.close();
-  }
-});
+  }),
+);
 
-test("stripe checkout: a subscription with a trial collects the card with a SetupIntent and starts trialing with it as default", async ({ page }) => {
-  const site = await merchantSite();
-  try {
-    await installFakeStripe(page, standIn().url);
-    const { server } = await connectedMerchant(page, "Stripe Trial Club");
+test("stripe checkout: a subscription with a trial collects the card with a SetupIntent and starts trialing with it as default", async ({ page }) =>
+  onMerchantSite(page, "Stripe Trial Club", async ({ site, server }) => {
     const session = await subscriptionSession(server, site.url, 1800, { subscription_data: { trial_period_days: 7 } });
-    await page.goto(session.url);
-    await page.getByLabel("Email").fill("ada@example.com");
-    await pay(page, "4242 4242 4242 4242", "Start trial");
-    await returnedTo(page, `${site.url}/thanks?session_id=${session.id}`);
+    await payAndReturn(page, site, session, "4242 4242 4242 4242", "Start trial");
     const completed = (await server.get(`/checkout/sessions/${session.id}`)).body;
     expect(completed).toMatchObject({ status: "complete", payment_intent: null, invoice: null, subscription: expect.stringMatching(/^sub_/) });
     const methods = (await server.get(`/customers/${completed.customer}/payment-methods`)).body.items;
     expect(methods).toEqual([expect.objectContaining({ processor: "stripe", card: expect.objectContaining({ last4: "4242" }) })]);
     expect((await server.get(`/subscriptions/${completed.subscription}`)).body).toMatchObject({ status: "trialing", default_payment_method: methods[0].id });
-  } finally {
-    await site.close();
-  }
-});
+  }),
+);

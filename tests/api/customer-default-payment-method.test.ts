@@ -1,12 +1,11 @@
-import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Json } from "../helpers/api";
+import { apiDatabase } from "../helpers/api-database";
 import { newSandbox } from "../helpers/merchant";
 import { monthlyPrice } from "../helpers/portal";
 import { expectProblem } from "../helpers/problem";
 import { eventually } from "../helpers/receiver";
-import { connectStripe } from "../helpers/stripe-stand-in";
-import { sharedStripeStandIn } from "../helpers/shared-stripe-stand-in";
+import { newStripeSandbox, sharedStripeStandIn } from "../helpers/shared-stripe-stand-in";
 
 /*
  * The customer's default payment method (docs/payments.md, "The customer's default payment
@@ -21,21 +20,10 @@ const DAY = 86_400_000;
 /** Background work (a Stripe charge, a stored webhook's job) answers after the request: waits tell a hang from a busy machine. */
 const WAIT_MS = 60_000;
 
-let sql: postgres.Sql;
-beforeAll(() => {
-  sql = postgres(inject("databaseUrl"), { max: 1, onnotice: () => {} });
-});
-afterAll(async () => {
-  await sql.end();
-});
+const sql = apiDatabase();
 
 async function account(options: { stripe?: boolean } = {}) {
-  const s = await newSandbox();
-  let endpoint: string | null = null;
-  if (options.stripe) {
-    const suffix = Math.random().toString(36).slice(2, 10);
-    endpoint = await connectStripe(s.client, s.account, { processor: "stripe", secret_key: `sk_test_cdpm${suffix}`, publishable_key: `pk_test_cdpm${suffix}` });
-  }
+  const s = options.stripe ? await newStripeSandbox("cdpm") : { ...(await newSandbox()), endpoint: null };
   const price = await monthlyPrice(s.client, s.account, 2500);
   const customer = async () => (await s.ok(s.client.post(`/${s.account}/customers`, { email: "default@example.com" }))).id as string;
   const save = (customerId: string, method: string) => s.ok(s.client.post(`/${s.account}/customers/${customerId}/payment-methods`, { processor_payment_method: method }));
@@ -46,7 +34,7 @@ async function account(options: { stripe?: boolean } = {}) {
   const invoice = (id: string) => s.ok(s.client.get(`/${s.account}/invoices/${id}`));
   const advance = (to: number) => s.ok(s.client.post(`/${s.account}/test-clock/advance`, { to: new Date(to).toISOString() }));
   const subscription = (id: string) => s.ok(s.client.get(`/${s.account}/subscriptions/${id}`));
-  return { ...s, endpoint, price, customer, save, getCustomer, setDefault, events, invoice, advance, subscription };
+  return { ...s, price, customer, save, getCustomer, setDefault, events, invoice, advance, subscription };
 }
 
 describe("the customer's default payment method", () => {

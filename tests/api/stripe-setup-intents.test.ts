@@ -1,11 +1,10 @@
-import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Json } from "../helpers/api";
+import { apiDatabase } from "../helpers/api-database";
 import { newSandbox } from "../helpers/merchant";
 import { monthlyPrice, newPortalSession, openLink, portalOrigin } from "../helpers/portal";
 import { eventually } from "../helpers/receiver";
-import { connectStripe } from "../helpers/stripe-stand-in";
-import { sharedStripeStandIn } from "../helpers/shared-stripe-stand-in";
+import { newStripeSandbox, sharedStripeStandIn } from "../helpers/shared-stripe-stand-in";
 
 /*
  * The portal's "update payment method" on an account connected to Stripe (docs/payments.md,
@@ -19,21 +18,12 @@ const standIn = sharedStripeStandIn();
 /** The job applies a stored webhook after its 200: waits tell a hang from a busy machine. */
 const WAIT_MS = 60_000;
 
-let sql: postgres.Sql;
-beforeAll(() => {
-  sql = postgres(inject("databaseUrl"), { max: 1, onnotice: () => {} });
-});
-afterAll(async () => {
-  await sql.end();
-});
+const sql = apiDatabase();
 
 async function stripeMerchant() {
-  const s = await newSandbox();
-  const suffix = Math.random().toString(36).slice(2, 10);
-  const keys = { processor: "stripe", secret_key: `sk_test_setup${suffix}`, publishable_key: `pk_test_setup${suffix}` };
-  const endpoint = await connectStripe(s.client, s.account, keys);
+  const s = await newStripeSandbox("setup");
   const price = await monthlyPrice(s.client, s.account, 1500);
-  return { ...s, endpoint, keys, price };
+  return { ...s, price };
 }
 type Merchant = Awaited<ReturnType<typeof stripeMerchant>>;
 

@@ -1,14 +1,11 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { api, type Json } from "../helpers/api";
+import { apiDatabase } from "../helpers/api-database";
 import { newSandbox } from "../helpers/merchant";
 import { monthlyPrice, portalOrigin } from "../helpers/portal";
 import { eventually } from "../helpers/receiver";
-import { PROJECT_ROOT } from "../helpers/server";
-import { connectStripe } from "../helpers/stripe-stand-in";
-import { sharedStripeStandIn } from "../helpers/shared-stripe-stand-in";
+import { callActionWith } from "../helpers/server-action";
+import { newStripeSandbox, sharedStripeStandIn } from "../helpers/shared-stripe-stand-in";
 
 /*
  * A subscription-mode checkout paid through the account's Stripe (docs/payments.md, "The hosted
@@ -26,19 +23,10 @@ const WAIT_MS = 60_000;
 const DAY = 86_400_000;
 const until = <T>(read: () => Promise<T>, accept: (value: T) => boolean) => eventually(read, accept, WAIT_MS);
 
-let sql: postgres.Sql;
-beforeAll(() => {
-  sql = postgres(inject("databaseUrl"), { max: 1, onnotice: () => {} });
-});
-afterAll(async () => {
-  await sql.end();
-});
+const sql = apiDatabase();
 
 async function stripeMerchant() {
-  const s = await newSandbox();
-  const suffix = Math.random().toString(36).slice(2, 10);
-  const keys = { processor: "stripe", secret_key: `sk_test_subco${suffix}`, publishable_key: `pk_test_subco${suffix}` };
-  const endpoint = await connectStripe(s.client, s.account, keys);
+  const s = await newStripeSandbox("subco");
   const price = await monthlyPrice(s.client, s.account, 2500);
   const session = async (extra: Record<string, unknown> = {}) =>
     s.ok(s.client.post(`/${s.account}/checkout/sessions`, { mode: "subscription", line_items: [{ price }], success_url: "https://merchant.example/thanks", ...extra }));
@@ -46,15 +34,12 @@ async function stripeMerchant() {
   const get = (url: string) => s.ok(s.client.get(`/${s.account}${url}` as Parameters<typeof s.client.get>[0]));
   const events = async (type: string) => ((await get(`/events?event_type=${type}&limit=100`)).items as Json[]);
   const advance = (to: number) => s.ok(s.client.post(`/${s.account}/test-clock/advance`, { to: new Date(to).toISOString() }));
-  return { ...s, endpoint, keys, price, session, get, events, advance };
+  return { ...s, price, session, get, events, advance };
 }
 type Merchant = Awaited<ReturnType<typeof stripeMerchant>>;
 
 /** The hosted page's Pay: its server action (the session id bound, the email typed), as the page's form calls it. */
-async function pay(sessionId: string, email: string): Promise<{ ok: boolean; clientSecret?: string; message?: string }> {
-  const manifest = JSON.parse(readFileSync(path.join(PROJECT_ROOT, ".next/server/server-reference-manifest.json"), "utf8")) as { node: Record<string, { exportedName?: string }> };
-  const actionId = Object.entries(manifest.node).find(([, action]) => action.exportedName === "startCheckoutPaymentAction")?.[0];
-  expect(actionId).toBeDefined();
+async function pay(sessionId: string, email: string) {
   const origin = portalOrigin();
   // The customer has the page open before Pay (as a browser does). Posting the action to a page
   // this server has not rendered yet hung here (no answer in 20 s), the way docs/payments.md
@@ -62,25 +47,10 @@ async function pay(sessionId: string, email: string): Promise<{ ok: boolean; cli
   const page = await fetch(`${origin}/checkout/${sessionId}`);
   expect(page.status).toBe(200);
   expect(await page.text()).toContain('data-testid="payment-element"');
-  const response = await fetch(`${origin}/checkout/${sessionId}`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "Next-Action": actionId!, "Content-Type": "text/plain;charset=UTF-8", Accept: "text/x-component", Origin: origin },
-    body: JSON.stringify([sessionId, email]),
-  });
-  expect(response.status).toBe(200);
-  const text = await response.text();
-  const result = text
-    .split("\n")
-    .map((line) => {
-      try {
-        return JSON.parse(line.slice(line.indexOf(":") + 1)) as unknown;
-      } catch {
-        return undefined;
-      }
-    })
-    .find((value): value is { ok: boolean } => typeof value === "object" && value !== null && "ok" in value);
-  if (!result) throw new Error(`No action result in: ${text.slice(0, 500)}`);
+  const { result } = await callActionWith<{ ok: boolean; clientSecret?: string; message?: string }>(origin, `/checkout/${sessionId}`, "startCheckoutPaymentAction", [
+    sessionId,
+    email,
+  ]);
   return result;
 }
 

@@ -11,7 +11,16 @@ type ActionResult = { ok: boolean; signedIn?: boolean; message?: string; errors?
  * Calls a page's server action as the dashboard's forms do (a POST with `Next-Action`, its id from
  * the build's manifest): its result, decoded from the RSC answer, and the session cookie it set.
  */
-export async function callAction(base: string, page: string, exportedName: string, input: unknown, cookie?: string) {
+export function callAction(base: string, page: string, exportedName: string, input: unknown, cookie?: string) {
+  return callActionWith<ActionResult>(base, page, exportedName, [input], cookie);
+}
+
+/**
+ * callAction with the action's arguments as they go on the wire: an action the page binds
+ * (`action.bind(null, id)`) is posted with the bound arguments first, then the form's. `R` is what
+ * the action answers (the object with `ok` in the RSC stream).
+ */
+export async function callActionWith<R extends { ok: boolean }>(base: string, page: string, exportedName: string, args: readonly unknown[], cookie?: string) {
   const manifest = JSON.parse(readFileSync(path.join(PROJECT_ROOT, ".next/server/server-reference-manifest.json"), "utf8")) as {
     node: Record<string, { exportedName?: string }>;
   };
@@ -27,7 +36,7 @@ export async function callAction(base: string, page: string, exportedName: strin
       Origin: base,
       ...(cookie ? { Cookie: cookie } : {}),
     },
-    body: JSON.stringify([input]),
+    body: JSON.stringify(args),
   });
   expect(response.status).toBe(200);
   const text = await response.text();
@@ -41,7 +50,7 @@ export async function callAction(base: string, page: string, exportedName: strin
         return undefined;
       }
     })
-    .find((value): value is ActionResult => typeof value === "object" && value !== null && "ok" in value);
+    .find((value): value is R => typeof value === "object" && value !== null && "ok" in value);
   if (!result) throw new Error(`No action result in: ${text.slice(0, 500)}`);
   const renewed = cookiesOf(response).find((c) => c.startsWith("next-auth.session-token="));
   return { result, renewed };

@@ -1,6 +1,7 @@
 import postgres from "postgres";
 import { afterAll, beforeAll, inject } from "vitest";
-import { stripeStandInClient } from "./stripe-stand-in";
+import { newSandbox } from "./merchant";
+import { connectStripe, stripeStandInClient } from "./stripe-stand-in";
 
 /** The advisory lock's key: any constant no other code of the suite takes ("stripe" in ASCII). */
 const STAND_IN_LOCK_KEY = 0x737472697065;
@@ -29,4 +30,18 @@ export function sharedStripeStandIn() {
     await holder?.end();
   });
   return stripeStandInClient(inject("stripeStandInUrl"));
+}
+
+/**
+ * A new sandbox account (newSandbox) connected to the api project's stand-in with Stripe test keys
+ * of its own (`label` names the file in the stand-in's records; the random part keeps two
+ * sandboxes' keys apart), a test clock being a sandbox's. Answers the sandbox, its keys (the
+ * browser confirms with the publishable one) and the webhook endpoint the connection made.
+ */
+export async function newStripeSandbox(label: string) {
+  const s = await newSandbox();
+  const suffix = Math.random().toString(36).slice(2, 10);
+  const keys = { processor: "stripe", secret_key: `sk_test_${label}${suffix}`, publishable_key: `pk_test_${label}${suffix}` };
+  const endpoint = await connectStripe(s.client, s.account, keys);
+  return { ...s, endpoint, keys };
 }

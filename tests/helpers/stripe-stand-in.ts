@@ -915,7 +915,6 @@ export type StandInState = {
   webhookEndpoints: Stripe.WebhookEndpoint[];
 };
 
-/** The api project's stand-in (started by tests/setup/api-server.ts), driven over its control endpoints. */
 /**
  * Connects an account to Stripe (the stand-in, the app's `STRIPE_API_BASE`) through the API, and
  * answers the webhook endpoint the connection made there, whose deliveries a test may steer.
@@ -926,6 +925,7 @@ export async function connectStripe(client: Client, accountId: string, keys: { p
   return connected.body.webhook_endpoint_id as string;
 }
 
+/** The api project's stand-in (started by tests/setup/api-server.ts), driven over its control endpoints. */
 export function stripeStandInClient(url: string) {
   const post = async (path: string, body: unknown) => {
     const response = await fetch(`${url}/_stand-in/${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
