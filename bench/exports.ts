@@ -139,6 +139,7 @@ async function main(): Promise<void> {
       const rate = rows / seconds;
       const growth = (peak - baseline) / MB;
       const duringP99 = percentile(during, 99);
+      log(`${format}: GET customer during the export p50 ${percentile(during, 50).toFixed(1)} ms, p99 ${duringP99.toFixed(1)} ms (${during.length} requests)`);
       console.log(
         `| ${format} | ${rows.toLocaleString("en")} | ${seconds.toFixed(1)} | **${Math.round(rate).toLocaleString("en")}** | ${((cpu * 1e6) / rows).toFixed(1)} (${Math.round(rows / cpu).toLocaleString("en")}) | ${result.firstByteMs.toFixed(0)} | **${growth.toFixed(1)}** | ${idleP99.toFixed(1)} → **${duringP99.toFixed(1)}** (${(duringP99 / idleP99).toFixed(2)}×) | ${load1.toFixed(1)}→${loadavg()[0]!.toFixed(1)} |`,
       );
