@@ -253,7 +253,8 @@ export async function completeCheckoutSession({ input }: { input: CompletionInpu
     ...(input.requestId ? { requestId: input.requestId } : {}),
     now: accountClock(found.clockOffsetMs),
   };
-  // Live accounts and unknown methods are refused before anything is written (no processor exists).
+  // Live accounts (they pay on the hosted page through their processor) and unknown methods are
+  // refused before anything is written.
   const method = checkoutPaymentMethod(base.livemode, input.paymentMethod);
 
   const attempt = await withSessionClaim<Attempt>(input.id, async (inClaim) => {

@@ -27,7 +27,7 @@ const PaymentMethod = z
   .string()
   .min(1)
   .meta({
-    description: `A sandbox payment method (${SANDBOX_PAYMENT_METHODS.join(", ")}); sandbox accounts only, no real card processing exists.`,
+    description: `A sandbox payment method (${SANDBOX_PAYMENT_METHODS.join(", ")}); sandbox accounts only (a live account is charged through its connected processor).`,
     example: "pm_sandbox_succeeds",
   });
 

@@ -12,7 +12,7 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const CS = /^cs_prod_[0-9a-z]{29}$/;
 const DECLINE = "Your card was declined (sandbox payment method pm_sandbox_declined).";
 const AUTHENTICATION = /needs an extra authentication step/;
-const LIVE_REFUSAL = "sandbox payment methods work only on sandbox accounts; no real card processing exists";
+const LIVE_REFUSAL = "sandbox payment methods work only on sandbox accounts; a live account is charged through a connected processor (PUT /payment-processor)";
 const HOUR = 3_600_000;
 const SUCCESS = "https://shop.example.com/thanks?session_id={CHECKOUT_SESSION_ID}";
 

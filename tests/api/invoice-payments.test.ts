@@ -8,7 +8,7 @@ import { receiverEndpoint } from "../helpers/webhooks";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const PI = /^pi_[a-z]+_[0-9a-z]{29}$/;
-const LIVE_REFUSAL = "sandbox payment methods work only on sandbox accounts; no real card processing exists";
+const LIVE_REFUSAL = "sandbox payment methods work only on sandbox accounts; a live account is charged through a connected processor (PUT /payment-processor)";
 const DECLINE = "Your card was declined (sandbox payment method pm_sandbox_declined).";
 
 let merchant: Merchant;

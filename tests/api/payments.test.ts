@@ -7,7 +7,7 @@ type IntentAction = "confirm" | "capture" | "cancel";
 import { expectProblem } from "../helpers/problem";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const LIVE_REFUSAL = "sandbox payment methods work only on sandbox accounts; no real card processing exists";
+const LIVE_REFUSAL = "sandbox payment methods work only on sandbox accounts; a live account is charged through a connected processor (PUT /payment-processor)";
 
 let merchant: Merchant;
 let sandbox: Client;
@@ -320,7 +320,7 @@ describe("live accounts", () => {
       payment_method: "pm_sandbox_succeeds",
       confirm: true,
     });
-    expectProblem(refused, 422, /no real card processing exists/);
+    expectProblem(refused, 422, /charged through a connected processor/);
     expect(refused.body.errors).toEqual([{ field: "payment_method", message: `${LIVE_REFUSAL}.` }]);
 
     const open = await merchant.client.post("/payment-intents", { amount_atom: 100, currency: "usd" });

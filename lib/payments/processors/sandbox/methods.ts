@@ -2,10 +2,10 @@ import { validationFailed } from "@/lib/errors";
 import { SANDBOX_PAYMENT_METHODS } from "@/lib/payments/schema";
 
 /**
- * Sandbox payment methods. No real card processing exists in this service: a confirmation never
- * talks to a card network or a bank. On sandbox accounts these constants decide the outcome of a
- * confirmation (and of a refund) deterministically, so integrations can exercise every path;
- * live accounts refuse them (and, having no processor, cannot collect money at all).
+ * Sandbox payment methods: a confirmation with one never talks to a card network or a bank. On
+ * sandbox accounts these constants decide the outcome of a confirmation (and of a refund)
+ * deterministically, so integrations can exercise every path; live accounts refuse them and
+ * collect through their connected processor (Stripe: lib/payments/processors/stripe).
  *
  * | method | on confirm | afterwards |
  * |---|---|---|
@@ -20,14 +20,14 @@ export type SandboxPaymentMethod = (typeof SANDBOX_PAYMENT_METHODS)[number];
 export const DECLINE_MESSAGE = "Your card was declined (sandbox payment method pm_sandbox_declined).";
 export const REFUND_FAILURE_MESSAGE = "The refund was refused (sandbox payment method pm_sandbox_refund_fails).";
 export const LIVE_REFUSAL_MESSAGE =
-  "sandbox payment methods work only on sandbox accounts; no real card processing exists";
+  "sandbox payment methods work only on sandbox accounts; a live account is charged through a connected processor (PUT /payment-processor)";
 
 export function isSandboxPaymentMethod(value: string): value is SandboxPaymentMethod {
   return (SANDBOX_PAYMENT_METHODS as readonly string[]).includes(value);
 }
 
 /**
- * Only sandbox methods exist, and only on sandbox accounts: no real card processing exists. A
+ * A sandbox method, on a sandbox account only (a live account is charged through its processor). A
  * refusal is a 422 naming `field` (the body field that carried the method).
  */
 export function checkSandboxPaymentMethod(livemode: boolean, method: string, field = "payment_method"): SandboxPaymentMethod {

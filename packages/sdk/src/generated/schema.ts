@@ -8428,7 +8428,7 @@ export type components = {
              */
             capture_method?: "automatic" | "manual";
             /**
-             * @description A sandbox payment method (pm_sandbox_succeeds, pm_sandbox_declined, pm_sandbox_requires_action, pm_sandbox_partially_funded, pm_sandbox_refund_fails); sandbox accounts only, no real card processing exists.
+             * @description A sandbox payment method (pm_sandbox_succeeds, pm_sandbox_declined, pm_sandbox_requires_action, pm_sandbox_partially_funded, pm_sandbox_refund_fails); sandbox accounts only (a live account is charged through its connected processor).
              * @example pm_sandbox_succeeds
              */
             payment_method?: string;
