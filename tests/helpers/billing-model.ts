@@ -173,8 +173,8 @@ export function applyBalance(balance: number, total: number): { applied: number;
 
 // ---- credit notes -------------------------------------------------------------------------------
 
-/** What issued credit notes have credited of one invoice line so far: its amount, discount and each rate's tax. */
-export type LineCredited = { amount: number; discount: number; taxes: Map<string, number> };
+/** What issued credit notes have credited of one invoice line so far: its amount, the units named by quantity, discount and each rate's tax. */
+export type LineCredited = { amount: number; quantity: number; discount: number; taxes: Map<string, number> };
 
 /**
  * A part of a line credited on top of what is credited already (RULES-42 5): the discount share
@@ -193,9 +193,14 @@ export function creditLinePart(line: ModelLine, credited: LineCredited, part: nu
   return { discount, taxes, total: part - discount + exclusive };
 }
 
-/** A line's units credited as a part of its amount: amount × quantity / line quantity, half to even. */
-export function unitsPart(line: ModelLine, quantity: number): number {
-  return Number(halfEven(BigInt(line.amount) * BigInt(quantity), BigInt(line.quantity)));
+/**
+ * A line's units credited as a part of its amount, on top of the units credited already (RULES-42
+ * 5): f(units so far + these) − f(units so far), f(x) = amount × x / line quantity half to even, so
+ * a line whose amount does not divide by its quantity is credited exactly by its last unit.
+ */
+export function unitsPart(line: ModelLine, creditedUnits: number, quantity: number): number {
+  const at = (units: number) => Number(halfEven(BigInt(line.amount) * BigInt(units), BigInt(line.quantity)));
+  return at(creditedUnits + quantity) - at(creditedUnits);
 }
 
 // ---- proration ----------------------------------------------------------------------------------

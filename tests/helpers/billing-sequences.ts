@@ -314,7 +314,7 @@ type MInvoice = {
   payments: MPayment[];
   credited: Map<string, LineCredited>;
 };
-type MNote = { id: string; invoice: string; status: "issued" | "void"; type: "pre" | "post"; total: number; tax: number; discount: number; lineParts: { line: string; amount: number; discount: number; taxes: ModelLineTax[] }[] };
+type MNote = { id: string; invoice: string; status: "issued" | "void"; type: "pre" | "post"; total: number; tax: number; discount: number; lineParts: { line: string; amount: number; quantity: number; discount: number; taxes: ModelLineTax[] }[] };
 type MItem = { id: string; price: number; quantity: number };
 /** A metered item's usage as the model counts it: the accepted events (timestamps in ms), and the period the renewal invoiced. */
 type MUsage = { events: { at: number; value: number }[]; sent: number; invoiced: { start: Date; end: Date } | null };
@@ -566,6 +566,7 @@ async function step(driver: BillingDriver, model: Model, ids: CatalogueIds, curr
       for (const part of note.lineParts) {
         const credited = invoice.credited.get(part.line)!;
         credited.amount -= part.amount;
+        credited.quantity -= part.quantity;
         credited.discount -= part.discount;
         for (const tax of part.taxes) credited.taxes.set(tax.rate, (credited.taxes.get(tax.rate) ?? 0) - tax.amount);
       }
@@ -629,7 +630,7 @@ async function creditNoteStep(driver: BillingDriver, model: Model, current: Extr
   const parts: MNote["lineParts"] = [];
   if (current.byLines) {
     const named = new Set<string>();
-    const credited = new Map([...invoice.credited].map(([line, c]) => [line, { amount: c.amount, discount: c.discount, taxes: new Map(c.taxes) }]));
+    const credited = new Map([...invoice.credited].map(([line, c]) => [line, { amount: c.amount, quantity: c.quantity, discount: c.discount, taxes: new Map(c.taxes) }]));
     input.lines = [];
     for (const wanted of current.lines) {
       const line = pick(invoice.amounts.lines, wanted.pick)!;
@@ -639,9 +640,14 @@ async function creditNoteStep(driver: BillingDriver, model: Model, current: Extr
       const quantity = Math.min(wanted.quantity, line.quantity);
       // A line of no units (a usage line without usage) has no unit to credit: by amount.
       const byQuantity = wanted.byQuantity && line.quantity > 0;
-      const part = byQuantity ? unitsPart(line, quantity) : Math.min(wanted.amount, Math.max(line.amount, 1));
+      const so = credited.get(id) ?? { amount: 0, quantity: 0, discount: 0, taxes: new Map<string, number>() };
+      if (byQuantity && so.quantity + quantity > line.quantity) {
+        input.lines.push({ invoice_line: id, quantity });
+        expected = refuse(`line ${id}: ${so.quantity} units credited + ${quantity} > its quantity ${line.quantity}`);
+        continue;
+      }
+      const part = byQuantity ? unitsPart(line, so.quantity, quantity) : Math.min(wanted.amount, Math.max(line.amount, 1));
       input.lines.push(byQuantity ? { invoice_line: id, quantity } : { invoice_line: id, amount_atom: part });
-      const so = credited.get(id) ?? { amount: 0, discount: 0, taxes: new Map<string, number>() };
       if (so.amount + part > line.amount) {
         expected = refuse(`line ${id}: ${so.amount} credited + ${part} > its amount ${line.amount}`);
         continue;
@@ -650,8 +656,9 @@ async function creditNoteStep(driver: BillingDriver, model: Model, current: Extr
       total += made.total;
       discount += made.discount;
       tax += sumOf(made.taxes.map((t) => t.amount));
-      parts.push({ line: id, amount: part, discount: made.discount, taxes: made.taxes });
-      credited.set(id, { amount: so.amount + part, discount: so.discount + made.discount, taxes: new Map(made.taxes.map((t) => [t.rate, (so.taxes.get(t.rate) ?? 0) + t.amount])) });
+      const units = byQuantity ? quantity : 0;
+      parts.push({ line: id, amount: part, quantity: units, discount: made.discount, taxes: made.taxes });
+      credited.set(id, { amount: so.amount + part, quantity: so.quantity + units, discount: so.discount + made.discount, taxes: new Map(made.taxes.map((t) => [t.rate, (so.taxes.get(t.rate) ?? 0) + t.amount])) });
     }
   } else {
     total = Math.min(current.amount, invoice.amounts.total + 1);
@@ -686,8 +693,9 @@ async function creditNoteStep(driver: BillingDriver, model: Model, current: Extr
   const type = invoice.status === "paid" ? "post" : "pre";
   model.notes.push({ id: outcome.value.id, invoice: invoice.id, status: "issued", type, total, tax, discount, lineParts: parts });
   for (const part of parts) {
-    const so = invoice.credited.get(part.line) ?? { amount: 0, discount: 0, taxes: new Map<string, number>() };
+    const so = invoice.credited.get(part.line) ?? { amount: 0, quantity: 0, discount: 0, taxes: new Map<string, number>() };
     so.amount += part.amount;
+    so.quantity += part.quantity;
     so.discount += part.discount;
     for (const t of part.taxes) so.taxes.set(t.rate, (so.taxes.get(t.rate) ?? 0) + t.amount);
     invoice.credited.set(part.line, so);
