@@ -214,7 +214,14 @@ async function exportStream(
  * batches, encoded here): each batch's text straight from the database (the events NDJSON and
  * CSV records: lib/events-api/service.ts), without an object per item. A CSV's header is added here.
  */
-export type ExportEncoded<L> = (args: { ctx: ServiceContext; format: ExportFormat; query: Omit<L, keyof ExportPaging>; params: Record<string, string> }) =>
+export type ExportEncoded<L> = (args: {
+  ctx: ServiceContext;
+  format: ExportFormat;
+  /** The CSV's column names, as declared beside the operation (the header this module writes). */
+  columns: readonly string[];
+  query: Omit<L, keyof ExportPaging>;
+  params: Record<string, string>;
+}) =>
   | ((after: string | undefined) => Promise<EncodedBatch>)
   | undefined;
 
@@ -238,9 +245,10 @@ export function handleExport<T, L, P extends string = string>(
       const paging: ExportPaging = { limit: EXPORT_BATCH, offset: 0, starting_after: after, exportBatch: true };
       return page({ ctx, query: { ...filters, ...paging } as L, params });
     };
-    const text = encoded?.({ ctx, format, query: filters as Omit<L, keyof ExportPaging>, params });
+    const columns = csvHeader(operation.exportColumns as ExportColumns<never>);
+    const text = encoded?.({ ctx, format, columns, query: filters as Omit<L, keyof ExportPaging>, params });
     // An encoded CSV's records come without the header: the first batch gets it from the declaration.
-    const header = Buffer.from(format === "csv" ? csvText([csvHeader(operation.exportColumns as ExportColumns<never>)]) : "");
+    const header = Buffer.from(format === "csv" ? csvText([columns]) : "");
     const read = text
       ? async (after: string | undefined): Promise<ReadBatch> => {
           const batch = await text(after);

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { csvHeader, EXPORT_TEXT_BATCH, handleExport, type ExportColumns } from "@/lib/api/export";
+import { EXPORT_TEXT_BATCH, handleExport } from "@/lib/api/export";
 import { handle } from "@/lib/api/handler";
 import type { ServiceContext } from "@/lib/context";
 import type { EventListQuery } from "./schema";
@@ -24,13 +24,13 @@ export const eventHandlers = [
   handleExport(exportEventsOperation, "events", ({ ctx, query }: { ctx: ServiceContext; query: z.output<typeof EventListQuery> }) =>
     eventListPage({ ctx, input: query }),
     // Without an expansion, the batches' text comes from the database (exportEventText).
-    ({ ctx, format, query }) => {
+    ({ ctx, format, columns, query }) => {
       if (query.expand.size > 0) return undefined;
       const { event_id, aggregate_id, aggregate_type, event_type } = query;
       const filters = { event_id, aggregate_id, aggregate_type, event_type };
       const range = { gte: query["created[gte]"], lt: query["created[lt]"] };
-      const columns = format === "csv" ? { csv: csvHeader(exportEventsOperation.exportColumns as ExportColumns<never>) } : ({ ndjson: true } as const);
-      return (after) => exportEventText({ ctx, input: { format: columns, filters, range, after, limit: EXPORT_TEXT_BATCH } });
+      const encoding = format === "csv" ? { csv: columns } : ({ ndjson: true } as const);
+      return (after) => exportEventText({ ctx, input: { format: encoding, filters, range, after, limit: EXPORT_TEXT_BATCH } });
     },
   ),
   handle(getEventOperation, async ({ ctx, params }) =>

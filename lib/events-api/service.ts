@@ -92,7 +92,7 @@ const EVENT_LINE = sql.join(
   sql` || `,
 );
 
-/** A batch of an events export: its bytes (each record ending in its delimiter), how many rows, and the keyset after its last. */
+/** A batch of an events export (lib/api/export.ts's EncodedBatch, which this layer may not import): its bytes, each record ending in its delimiter; how many rows; the keyset after its last. */
 export type EventText = { bytes: Buffer; rows: number; after: string | undefined };
 
 /**
