@@ -66,6 +66,10 @@ async function main(): Promise<void> {
     const admin = new URL(ADMIN_DATABASE_URL);
     const wire = await PgWireCounter.start({ host: admin.hostname, port: Number(admin.port || 5432) });
     closeLater(() => wire.close());
+    // The throughput pass: the app straight on PostgreSQL and not profiled, the figures the
+    // targets are read against (the proxy and the profiler below cost CPU on the same 2 cores).
+    const cleanApp = await startApp({ DATABASE_URL: url });
+    closeLater(async () => cleanApp.stop().catch(() => undefined));
     const throughWire = new URL(url);
     throughWire.hostname = "127.0.0.1";
     throughWire.port = String(wire.port);
@@ -103,7 +107,33 @@ async function main(): Promise<void> {
       { name: "POST /api/customers, 3 endpoints", credential: token, route: "customers", method: "POST", body: customerBody },
       { name: "POST /api/usage-events, one event", credential: token, route: `${MAIN}/usage-events`, method: "POST", body: usageBody },
     ];
+    // --only <text>: the floor and the scenarios whose name holds it (to iterate on one write).
+    const only = option("only", "");
+    if (only) scenarios.splice(0, scenarios.length, ...scenarios.filter((scenario, index) => index === 0 || scenario.name.includes(only)));
+    // --clean-only: the throughput pass alone, without the breakdown through the proxy and profiler.
+    const cleanOnly = process.argv.includes("--clean-only");
     console.log(`Write-path benchmark, ${new Date().toISOString()}: ${CONNECTIONS} connections, ${SECONDS} s a row; load average ${loadavg().map((value) => value.toFixed(2)).join(", ")}.`);
+
+    const clean: { name: string; rps: number; p99: number; cpuMs: number }[] = [];
+    for (const scenario of scenarios) {
+      const options = { connections: CONNECTIONS, method: scenario.method, ...(scenario.body ? { body: scenario.body } : {}) };
+      const next = () => `/api/${scenario.route}`;
+      await load(cleanApp.baseUrl, scenario.credential, next, { ...options, duration: 2 });
+      const cpuBefore = processCpuMs(cleanApp.pid);
+      const result = await load(cleanApp.baseUrl, scenario.credential, next, { ...options, duration: SECONDS });
+      const requests = Math.max(1, Math.round(result.rps * SECONDS));
+      clean.push({ name: scenario.name, rps: result.rps, p99: result.p99, cpuMs: (processCpuMs(cleanApp.pid) - cpuBefore) / requests });
+      log(`clean: ${scenario.name.padEnd(36)} ${result.rps.toFixed(0).padStart(6)} req/s  p99 ${result.p99} ms  ${clean.at(-1)!.cpuMs.toFixed(2)} ms CPU${result.errors ? `  (${result.errors} errors)` : ""}`);
+    }
+    await cleanApp.stop();
+    console.log(`\nThroughput pass (the app straight on PostgreSQL, not profiled):\n`);
+    console.log(`| write | req/s (× floor) | p99 ms (× floor's p99) | app CPU ms/request |`);
+    console.log("|---|---|---|---|");
+    for (const row of clean) {
+      console.log(`| ${row.name} | ${row.rps.toFixed(0)} (${(row.rps / clean[0]!.rps).toFixed(2)}×) | ${row.p99} (${(row.p99 / Math.max(1, clean[0]!.p99)).toFixed(1)}×) | ${row.cpuMs.toFixed(2)} |`);
+    }
+    if (cleanOnly) return;
+    console.log(`\nBreakdown pass (through the wire proxy, profiled):`);
 
     const rows: Row[] = [];
     for (const scenario of scenarios) {
