@@ -92,6 +92,11 @@ const EnvSchema = z.object({
    */
   USAGE_GROUP_COMMIT_MAX: z.coerce.number().int().min(1).max(1000).default(100),
   USAGE_GROUP_COMMIT_WAIT_MS: z.coerce.number().int().min(0).max(100).default(0),
+  /**
+   * Group commit of small state changes (lib/events/group-commit.ts): the most concurrent changes of
+   * one lane sharing one transaction (1 turns grouping off).
+   */
+  CHANGE_GROUP_COMMIT_MAX: z.coerce.number().int().min(1).max(1000).default(32),
   // Read live by the functions below the configuration, not through config().
   NEXTAUTH_URL: z.string().optional(),
   PORT: z.string().optional(),
@@ -200,6 +205,8 @@ export type Config = {
   usageEventRetentionDays: number;
   /** One-event ingests grouped into one statement (`USAGE_GROUP_COMMIT_MAX`, `USAGE_GROUP_COMMIT_WAIT_MS`). */
   usageGroupCommit: { maxEvents: number; waitMs: number };
+  /** Concurrent small changes sharing one transaction (`CHANGE_GROUP_COMMIT_MAX`). */
+  changeGroupCommit: { maxChanges: number };
 };
 
 export type DeprecationWindow = { deprecatedAt: Date; sunset: Date };
@@ -366,6 +373,7 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
     },
     usageEventRetentionDays: env.USAGE_EVENT_RETENTION_DAYS,
     usageGroupCommit: { maxEvents: env.USAGE_GROUP_COMMIT_MAX, waitMs: env.USAGE_GROUP_COMMIT_WAIT_MS },
+    changeGroupCommit: { maxChanges: env.CHANGE_GROUP_COMMIT_MAX },
   };
 }
 

@@ -8,6 +8,7 @@ import type { ServiceContext, Verb } from "@/lib/context";
 import { notFound, validationFailed } from "@/lib/errors";
 import { emitEvent } from "@/lib/events/emit";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
+import { groupedChange } from "@/lib/events/group-commit";
 import { postalAddress } from "@/lib/account-settings/address";
 import { findDiscount } from "@/lib/discounts/service";
 import type { DiscountWithCoupon } from "@/lib/discounts/serialize";
@@ -29,7 +30,9 @@ async function lockCustomer(tx: ChangeTransaction, accountId: string, id: string
 }
 
 export async function createCustomer({ ctx, input }: Verb<z.output<typeof CustomerCreateInput>>): Promise<CustomerRow> {
-  return withChangeTransaction(async (tx) => {
+  // Group-committed with the account's concurrent creations (docs/ARCHITECTURE.md, "Group commit
+  // of changes"): each is a new row and a new aggregate, so no two touch one row.
+  return groupedChange(`customer.create:${ctx.livemode ? "live" : "test"}:${ctx.accountId}`, async (tx) => {
     if (input.default_tax_rate) await taxRatesOf(tx, ctx.accountId, [input.default_tax_rate], "default_tax_rate");
     const now = ctx.now();
     const row = one(await tx

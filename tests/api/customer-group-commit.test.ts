@@ -1,0 +1,151 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { getDb } from "@/db/client";
+import { newId } from "@/lib/ids";
+import { rowsOf } from "@/lib/rows";
+import { api, apiRoot, type Json } from "../helpers/api";
+import { newMerchant } from "../helpers/merchant";
+import { Receiver } from "../helpers/receiver";
+import { startApp, type RunningApp } from "../helpers/server";
+
+/*
+ * Group commit of customer creations (docs/ARCHITECTURE.md, "Group commit of changes"): concurrent
+ * `POST /api/customers` of one account share one transaction, and each request still answers as it
+ * would alone, only after the commit that holds it. An app of this file's own, logging at debug,
+ * shows the groups it committed and rolled back.
+ */
+
+let app: RunningApp;
+let receiver: Receiver;
+const apps: RunningApp[] = [];
+beforeAll(async () => {
+  receiver = await Receiver.start();
+  app = await startApp({ DATABASE_URL: inject("databaseUrl"), LOG_LEVEL: "debug" });
+});
+afterAll(async () => {
+  for (const started of [app, ...apps]) await started?.stop();
+  await receiver?.close();
+});
+
+/** The sizes of the groups the app committed since `from` (an offset into its output), and how many it rolled back. */
+function groupsSince(from: number): { committed: number[]; rolledBack: number } {
+  const entries = app
+    .output()
+    .slice(from)
+    .split("\n")
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line) as { msg?: string; changes?: number }];
+      } catch {
+        return [];
+      }
+    });
+  return {
+    committed: entries.flatMap((entry) => (entry.msg === "change group committed" && typeof entry.changes === "number" ? [entry.changes] : [])),
+    rolledBack: entries.filter((entry) => entry.msg === "change group rolled back; its changes run one by one").length,
+  };
+}
+
+/** Per customer of the account: its `customer.created` events (sequence each) and the deliveries of each. */
+async function eventsOfCustomers(accountId: string) {
+  const db = await getDb();
+  return rowsOf<{ id: string; email: string; sequences: number[]; deliveries: number[] }>(
+    await db.execute(sql`
+      select c.id, c.email,
+        coalesce(array_agg(e.sequence order by e.sequence) filter (where e.id is not null), '{}') as sequences,
+        coalesce(array_agg((select count(*)::int from event_deliveries d where d.event_id = e.id) order by e.sequence) filter (where e.id is not null), '{}') as deliveries
+      from customers c
+      left join events e on e.account_id = c.account_id and e.aggregate_id = c.id and e.type = 'customer.created'
+      where c.account_id = ${accountId}
+      group by c.id, c.email`),
+  );
+}
+
+describe("group commit of customer creations", () => {
+  it("answers each of 200 concurrent creations as it would alone: a customer, its one event and its deliveries each; a refused one alone refused", { timeout: 180_000 }, async () => {
+    const merchant = await newMerchant();
+    const client = api(merchant.secret.token, apiRoot(app.baseUrl));
+    for (let i = 0; i < 2; i++) {
+      const endpoint = await client.post(`/${merchant.accountId}/webhook-endpoints`, { url: receiver.url, events: ["customer.created"] });
+      expect(endpoint.status).toBe(201);
+    }
+    const from = app.output().length;
+    // 197 good creations and 3 naming a tax rate that does not exist, all at once: a refused one
+    // falls in a group with good ones, which are then written one by one.
+    const bodies: { body: Json; refused: boolean }[] = Array.from({ length: 200 }, (_, i) =>
+      [50, 120, 190].includes(i)
+        ? { body: { email: `refused-${i}@example.com`, default_tax_rate: newId("taxRate") }, refused: true }
+        : { body: { email: `grouped-${i}@example.com`, name: `Grouped ${i}` }, refused: false },
+    );
+    const answers = await Promise.all(bodies.map(async (sent) => ({ ...sent, answer: await client.post("/customers", sent.body) })));
+
+    const created = new Map<string, string>();
+    for (const { body, refused, answer } of answers) {
+      if (refused) {
+        expect(answer.status, JSON.stringify(answer.body)).toBeGreaterThanOrEqual(400);
+        expect(answer.status).toBeLessThan(500);
+        expect(answer.body).toMatchObject({ request_id: expect.any(String) });
+      } else {
+        expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+        expect(answer.body).toMatchObject({ object: "customer", email: (body as { email: string }).email });
+        created.set(answer.body.id as string, (body as { email: string }).email);
+      }
+    }
+    expect(created.size).toBe(197);
+
+    // What the database holds: exactly the answered customers, each with one event (sequence 1) and
+    // a delivery per endpoint; nothing of the refused ones.
+    const stored = await eventsOfCustomers(merchant.accountId);
+    expect(new Map(stored.map((row) => [row.id, row.email]))).toEqual(created);
+    for (const row of stored) {
+      expect(row.sequences, row.id).toEqual([1]);
+      expect(row.deliveries, row.id).toEqual([2]);
+    }
+    // The list's total counts each once.
+    expect((await client.get("/customers?limit=1")).body).toMatchObject({ total: 197 });
+    // Every event reaches both endpoints.
+    await receiver.waitFor(394, 120_000);
+
+    // The creations shared transactions, and a group with a refused creation was rolled back.
+    const groups = groupsSince(from);
+    expect(Math.max(...groups.committed)).toBeGreaterThan(1);
+    expect(groups.committed.reduce((sum, size) => sum + size, 0)).toBeLessThan(197);
+    expect(groups.rolledBack).toBeGreaterThan(0);
+  });
+
+  it("loses no acknowledged creation and leaves no customer without its event when killed -9 amid groups", { timeout: 180_000 }, async () => {
+    const merchant = await newMerchant();
+    const victim = await startApp({ DATABASE_URL: inject("databaseUrl") });
+    apps.push(victim);
+    const client = api(merchant.secret.token, apiRoot(victim.baseUrl));
+    const endpoint = await client.post(`/${merchant.accountId}/webhook-endpoints`, { url: receiver.url, events: ["customer.created"] });
+    expect(endpoint.status).toBe(201);
+
+    const acknowledged = new Set<string>();
+    let next = 0;
+    const total = 3000;
+    // 32 requests in flight at a time: enough to make groups of several creations.
+    const lanes = Array.from({ length: 32 }, async () => {
+      while (next < total) {
+        const answer = await client.post("/customers", { email: `crash-${next++}@example.com` }).catch(() => null);
+        if (!answer) return;
+        if (answer.status === 201) acknowledged.add(answer.body.id as string);
+      }
+    });
+    // Kill once some creations were acknowledged, while others are in flight.
+    while (acknowledged.size < 300 && next < total) await new Promise((resolve) => setTimeout(resolve, 20));
+    await victim.kill();
+    await Promise.all(lanes);
+    expect(next).toBeLessThan(total);
+
+    const stored = await eventsOfCustomers(merchant.accountId);
+    const storedIds = new Set(stored.map((row) => row.id));
+    for (const id of acknowledged) expect(storedIds.has(id), id).toBe(true);
+    // A customer committed and not yet answered may exist; none without its event and delivery.
+    for (const row of stored) {
+      expect(row.sequences, row.id).toEqual([1]);
+      expect(row.deliveries, row.id).toEqual([1]);
+    }
+    expect((await api(merchant.secret.token, apiRoot(app.baseUrl)).get("/customers?limit=1")).body).toMatchObject({ total: stored.length });
+  });
+});
