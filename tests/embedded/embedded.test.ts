@@ -94,6 +94,14 @@ describe("the embedded default (PGlite, no DATABASE_URL)", () => {
     expect(csv).toContain(`\r\n${events.items[0].id},customer.created,${events.items[0].created},customer,${customer.id},`);
     expect(csv.endsWith("\r\n")).toBe(true);
 
+    // Concurrent creations share transactions (group commit of changes) on the embedded database too.
+    const concurrent = await Promise.all(Array.from({ length: 40 }, (_, i) => client.post("/customers", { email: `embedded-${i}@example.com` })));
+    expect(concurrent.map((answer) => answer.status)).toEqual(Array.from({ length: 40 }, () => 201));
+    for (const answer of concurrent) {
+      const own = (await client.get(`/${accountId}/events?aggregate_id=${answer.body.id}`)).body;
+      expect(own.items.map((event: { type: string; sequence: number }) => [event.type, event.sequence])).toEqual([["customer.created", 1]]);
+    }
+
     const missing = await client.post("/customers", {});
     expect(missing.status).toBe(400);
     expect(missing.body.detail).toContain("email");
