@@ -8,8 +8,8 @@ import { withChangeTransaction, type ChangeTransaction } from "./transaction";
  * changes of one lane (an account's customer creations) in this process share one transaction: one
  * BEGIN and one COMMIT (one WAL flush) for the group, and their statements pipelined on its
  * connection, as PostgreSQL shares one WAL flush among the commits that wait for it. A group starts
- * at once when nothing of its lane is being written; what arrives meanwhile goes next, together, up
- * to `CHANGE_GROUP_COMMIT_MAX` changes. An idle service adds no latency.
+ * at once while fewer than WRITERS groups of its lane are being written; what arrives meanwhile goes
+ * next, together, up to `CHANGE_GROUP_COMMIT_MAX` changes. An idle service adds no latency.
  *
  * Each caller gets its own change's result only after the commit that holds it, so an answer is as
  * durable as before and a crash before the commit acknowledges nothing. A group that fails (one
@@ -24,7 +24,13 @@ import { withChangeTransaction, type ChangeTransaction } from "./transaction";
 
 type Change<T> = (tx: ChangeTransaction) => Promise<T>;
 type Waiting = { change: Change<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void };
-type Lane = { queue: Waiting[] };
+type Lane = { queue: Waiting[]; writers: number };
+/**
+ * Groups of one lane written at once, so that the app prepares the next groups while the database
+ * runs the last (one group at a time left the app idle while its one backend worked: fewer
+ * creations a second than no grouping at all; 4 measured best, docs/performance.md).
+ */
+const WRITERS = 4;
 
 const LANES = Symbol.for("billing-service.change-group-commit");
 /** Per lane, on globalThis: Next.js may bundle this module more than once into one process. */
@@ -34,25 +40,23 @@ const lanes: Map<string, Lane> = ((globalThis as typeof globalThis & { [LANES]?:
 export function groupedChange<T>(lane: string, change: Change<T>): Promise<T> {
   if (config().changeGroupCommit.maxChanges <= 1 || ambientTransaction()) return withChangeTransaction(change);
   return new Promise<T>((resolve, reject) => {
-    const existing = lanes.get(lane);
-    const waiting: Waiting = { change: change as Change<unknown>, resolve: resolve as (value: unknown) => void, reject };
-    if (existing) existing.queue.push(waiting);
-    else {
-      const fresh: Lane = { queue: [waiting] };
-      lanes.set(lane, fresh);
-      void drain(lane, fresh);
-    }
+    let existing = lanes.get(lane);
+    if (!existing) lanes.set(lane, (existing = { queue: [], writers: 0 }));
+    existing.queue.push({ change: change as Change<unknown>, resolve: resolve as (value: unknown) => void, reject });
+    if (existing.writers < WRITERS) void drain(lane, existing);
   });
 }
 
 async function drain(key: string, lane: Lane): Promise<void> {
+  lane.writers++;
   try {
     while (lane.queue.length > 0) {
       const group = lane.queue.splice(0, config().changeGroupCommit.maxChanges);
       await write(group);
     }
   } finally {
-    lanes.delete(key);
+    lane.writers--;
+    if (lane.writers === 0 && lane.queue.length === 0) lanes.delete(key);
   }
 }
 
