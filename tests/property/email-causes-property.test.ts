@@ -495,30 +495,38 @@ describe("emails and their causes (property, in-process)", () => {
 
   it(`${SEQUENCES} sequences: one email per cause with its type on, none with it off, none twice (seed ${SEED})`, async () => {
     console.log(`email causes property: FC_SEED=${SEED}`);
-    const sequences = fc.sample(arbSequence, { seed: SEED, numRuns: SEQUENCES });
-    let next = 0;
-    await Promise.all(
-      lanes.map(async (lane) => {
-        while (next < sequences.length) {
-          const index = next++;
-          try {
-            await runSequence(lane, sequences[index]!);
-          } catch (error) {
-            throw new Error(`sequence ${index} (FC_SEED=${SEED}): ${JSON.stringify(sequences[index])}\n${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    const runAll = async (sequences: Sequence[], seed: number) => {
+      let next = 0;
+      await Promise.all(
+        lanes.map(async (lane) => {
+          while (next < sequences.length) {
+            const index = next++;
+            try {
+              await runSequence(lane, sequences[index]!);
+            } catch (error) {
+              throw new Error(`sequence ${index} (FC_SEED=${seed}): ${JSON.stringify(sequences[index])}\n${error instanceof Error ? error.message : String(error)}`, { cause: error });
+            }
           }
-        }
-      }),
-    );
-    console.log(`email causes property: ${JSON.stringify(Object.fromEntries([...seen].sort()))}`);
-    expect(seen.get("sequences")).toBe(SEQUENCES);
-    if (SEQUENCES >= 100) {
-      // Every cause kind was reached, and held back by a switch and by a deletion somewhere: not vacuous.
-      const kinds = [...Object.values(TEMPLATE_OF_EVENT), "invoice sent on demand", "portal_link"];
-      expect(kinds.filter((kind) => !seen.has(`cause ${kind}`)), "cause kinds never reached").toEqual([]);
-      const held = (prefix: string) => [...seen].filter(([what]) => what.startsWith(prefix)).reduce((sum, [, n]) => sum + n, 0);
-      expect(held("switched off"), "causes held back by a switch").toBeGreaterThan(0);
-      expect(held("deleted customer"), "causes after their customer's deletion").toBeGreaterThan(0);
+        }),
+      );
+    };
+    await runAll(fc.sample(arbSequence, { seed: SEED, numRuns: SEQUENCES }), SEED);
+    // Not vacuous: every cause kind reached, and held back by a switch and by a deletion somewhere.
+    // A sample that missed one (seed 2025383692 drew no cause after a deletion in 160 sequences,
+    // where about 5 is usual) draws more sequences, 40 at a time, at most 160 more: a generator
+    // that cannot reach a kind still fails.
+    const kinds = [...Object.values(TEMPLATE_OF_EVENT), "invoice sent on demand", "portal_link"];
+    const held = (prefix: string) => [...seen].filter(([what]) => what.startsWith(prefix)).reduce((sum, [, n]) => sum + n, 0);
+    const unreached = () => [...kinds.filter((kind) => !seen.has(`cause ${kind}`)).map((kind) => `cause ${kind}`), ...["switched off", "deleted customer"].filter((prefix) => held(prefix) === 0)];
+    let extra = 0;
+    for (let round = 1; SEQUENCES >= 100 && unreached().length > 0 && round <= 4; round++) {
+      console.log(`email causes property: not yet reached ${JSON.stringify(unreached())}; 40 more sequences (FC_SEED=${SEED + round})`);
+      await runAll(fc.sample(arbSequence, { seed: SEED + round, numRuns: 40 }), SEED + round);
+      extra += 40;
     }
+    console.log(`email causes property: ${JSON.stringify(Object.fromEntries([...seen].sort()))}`);
+    expect(seen.get("sequences")).toBe(SEQUENCES + extra);
+    if (SEQUENCES >= 100) expect(unreached(), "cause kinds, switches and deletions never reached").toEqual([]);
   }, 600_000);
 
   // Found by the property: the outbox read a deleted customer's addresses like a live one's, so the
