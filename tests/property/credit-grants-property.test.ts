@@ -20,6 +20,7 @@ import { createProduct } from "@/lib/products/service";
 import { ProductCreateInput } from "@/lib/products/schema";
 import { createTaxRate } from "@/lib/tax-rates/service";
 import { TaxRateCreateInput } from "@/lib/tax-rates/schema";
+import { runOnLanes } from "../helpers/property-lanes";
 
 /*
  * Credit grants' property test (issue #38 point 2; docs/rules/invoices.md, "Credit grants at
@@ -231,19 +232,7 @@ describe("credit grants at finalization (property)", () => {
 
   it(`${SEQUENCES} sequences: the model's credits, totals, remaining amounts and ledger (seed ${SEED})`, async () => {
     const sequences = fc.sample(fc.array(arbStep, { minLength: 1, maxLength: 8 }), { seed: SEED, numRuns: SEQUENCES });
-    let next = 0;
-    await Promise.all(
-      lanes.map(async (lane) => {
-        while (next < sequences.length) {
-          const index = next++;
-          try {
-            await runSequence(lane, sequences[index]!);
-          } catch (error) {
-            throw new Error(`sequence ${index} (seed ${SEED}): ${JSON.stringify(sequences[index])}\n${error instanceof Error ? error.message : String(error)}`, { cause: error });
-          }
-        }
-      }),
-    );
+    await runOnLanes(lanes, sequences, `seed ${SEED}`, runSequence);
     if (SEQUENCES >= 20) expect(Math.min(seen.applications, seen.expired, seen.meteredOnly), JSON.stringify(seen)).toBeGreaterThan(0);
   }, 3_600_000);
 });

@@ -27,6 +27,7 @@ import { createProduct } from "@/lib/products/service";
 import { SubscriptionCancelInput, SubscriptionCreateInput } from "@/lib/subscriptions/schema";
 import { cancelSubscription, createSubscription } from "@/lib/subscriptions/service";
 import { DAY_MS } from "@/lib/time";
+import { runOnLanes } from "../helpers/property-lanes";
 
 /*
  * Issue #37's email property (docs/emails.md, "Exactly once per cause"): over random sequences of
@@ -495,21 +496,7 @@ describe("emails and their causes (property, in-process)", () => {
 
   it(`${SEQUENCES} sequences: one email per cause with its type on, none with it off, none twice (seed ${SEED})`, async () => {
     console.log(`email causes property: FC_SEED=${SEED}`);
-    const runAll = async (sequences: Sequence[], seed: number) => {
-      let next = 0;
-      await Promise.all(
-        lanes.map(async (lane) => {
-          while (next < sequences.length) {
-            const index = next++;
-            try {
-              await runSequence(lane, sequences[index]!);
-            } catch (error) {
-              throw new Error(`sequence ${index} (FC_SEED=${seed}): ${JSON.stringify(sequences[index])}\n${error instanceof Error ? error.message : String(error)}`, { cause: error });
-            }
-          }
-        }),
-      );
-    };
+    const runAll = (sequences: Sequence[], seed: number) => runOnLanes(lanes, sequences, `FC_SEED=${seed}`, runSequence);
     await runAll(fc.sample(arbSequence, { seed: SEED, numRuns: SEQUENCES }), SEED);
     // Not vacuous: every cause kind reached, and held back by a switch and by a deletion somewhere.
     // A sample that missed one (seed 2025383692 drew no cause after a deletion in 160 sequences,
