@@ -116,13 +116,8 @@ async function main(): Promise<void> {
 
     const clean: { name: string; rps: number; p99: number; cpuMs: number }[] = [];
     for (const scenario of scenarios) {
-      const options = { connections: CONNECTIONS, method: scenario.method, ...(scenario.body ? { body: scenario.body } : {}) };
-      const next = () => `/api/${scenario.route}`;
-      await load(cleanApp.baseUrl, scenario.credential, next, { ...options, duration: 2 });
-      const cpuBefore = processCpuMs(cleanApp.pid);
-      const result = await load(cleanApp.baseUrl, scenario.credential, next, { ...options, duration: SECONDS });
-      const requests = Math.max(1, Math.round(result.rps * SECONDS));
-      clean.push({ name: scenario.name, rps: result.rps, p99: result.p99, cpuMs: (processCpuMs(cleanApp.pid) - cpuBefore) / requests });
+      const { result, requests, cpuMs } = await measure(cleanApp, scenario);
+      clean.push({ name: scenario.name, rps: result.rps, p99: result.p99, cpuMs: cpuMs / requests });
       log(`clean: ${scenario.name.padEnd(36)} ${result.rps.toFixed(0).padStart(6)} req/s  p99 ${result.p99} ms  ${clean.at(-1)!.cpuMs.toFixed(2)} ms CPU${result.errors ? `  (${result.errors} errors)` : ""}`);
     }
     await cleanApp.stop();
@@ -137,21 +132,13 @@ async function main(): Promise<void> {
 
     const rows: Row[] = [];
     for (const scenario of scenarios) {
-      const options = { connections: CONNECTIONS, method: scenario.method, ...(scenario.body ? { body: scenario.body } : {}) };
-      const next = () => `/api/${scenario.route}`;
-      await load(base, scenario.credential, next, { ...options, duration: 2 });
-      wire.take();
-      const cpuBefore = processCpuMs(app.pid);
-      const from = nowUs();
-      const result = await load(base, scenario.credential, next, { ...options, duration: SECONDS });
-      const to = nowUs();
-      const requests = Math.max(1, Math.round(result.rps * SECONDS));
+      const { result, requests, cpuMs, from, to } = await measure(app, scenario, () => wire.take());
       const seen = wire.take();
       const row: Row = {
         name: scenario.name,
         rps: result.rps,
         p99: result.p99,
-        cpuMs: (processCpuMs(app.pid) - cpuBefore) / requests,
+        cpuMs: cpuMs / requests,
         roundTrips: seen.roundTrips / requests,
         statements: seen.statements / requests,
         window: [from, to],
@@ -205,11 +192,30 @@ async function main(): Promise<void> {
   }
 }
 
+type Scenario = { credential: string; route: string; method: string; body?: () => string };
+
+/**
+ * One scenario on `app`: warmed for 2 s, then loaded for SECONDS at CONNECTIONS; `afterWarmUp`
+ * runs between the two (to reset counters). Answers the load's result, how many requests it made,
+ * the app's CPU over it (ms) and its window (µs, for the profile).
+ */
+async function measure(app: { baseUrl: string; pid: number }, scenario: Scenario, afterWarmUp?: () => void) {
+  const options = { connections: CONNECTIONS, method: scenario.method, ...(scenario.body ? { body: scenario.body } : {}) };
+  const next = () => `/api/${scenario.route}`;
+  await load(app.baseUrl, scenario.credential, next, { ...options, duration: 2 });
+  afterWarmUp?.();
+  const cpuBefore = processCpuMs(app.pid);
+  const from = nowUs();
+  const result = await load(app.baseUrl, scenario.credential, next, { ...options, duration: SECONDS });
+  const to = nowUs();
+  return { result, requests: Math.max(1, Math.round(result.rps * SECONDS)), cpuMs: processCpuMs(app.pid) - cpuBefore, from, to };
+}
+
 /** The statements of one such request alone, read off the wire (the app otherwise idle but for its background timers). */
 async function captureOne(
   wire: PgWireCounter,
   base: string,
-  scenario: { credential: string; route: string; method: string; body?: () => string },
+  scenario: Scenario,
   existing: Set<string>,
 ): Promise<CapturedStatement[]> {
   const body = scenario.body?.();
