@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import postgres from "postgres";
 import { createFreshDatabase } from "../tests/helpers/database";
 import { finishEventCheck, startEventCheck } from "../tests/helpers/event-check";
 import { PROJECT_ROOT, startApp } from "../tests/helpers/server";
@@ -21,6 +22,23 @@ import { RATE_LIMIT_TEST_ENV, SIGNUP_TEST_ENV } from "../tests/setup/api-server"
  * production), so a spec that needed a direct POST to a local receiver fails here: the webhook
  * steps receive through `npm run listen`. Arguments go to Playwright.
  */
+/** The database's other sessions: state, what each waits on and for how long, which sessions block it, its query. */
+async function databaseSessions(url: string): Promise<string> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const rows = await sql<{ pid: number; application_name: string; state: string | null; wait: string | null; seconds: number | null; blocked_by: number[]; query: string }[]>`
+      select pid, application_name, state, wait_event_type || ':' || wait_event as wait,
+        round(extract(epoch from now() - coalesce(xact_start, query_start)))::int as seconds,
+        pg_blocking_pids(pid) as blocked_by, left(query, 300) as query
+      from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() order by xact_start nulls last`;
+    return rows.map((row) => JSON.stringify(row)).join("\n") || "(none)";
+  } catch (error) {
+    return `(could not be read: ${String(error)})`;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
 installTestCertificate();
 startEventCheck();
 const database = await createFreshDatabase("deployment");
@@ -63,6 +81,9 @@ try {
       suite.once("exit", (code) => resolve(code ?? 1));
     });
   } finally {
+    // A spec that hung on the deployment (a page waiting for ever on a server action) leaves its
+    // cause in the database's sessions: printed before the deployment stops and ends them.
+    if (exitCode !== 0) console.log(`The deployment's database sessions when the suite ended:\n${await databaseSessions(database.url)}`);
     await deployment.stop();
     if (exitCode !== 0) console.log(`The deployment's output:\n${deployment.output()}`);
   }
