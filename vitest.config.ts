@@ -15,6 +15,16 @@ const root = path.dirname(new URL(import.meta.url).pathname);
  */
 const API_WORKERS = Number(process.env.API_TEST_WORKERS ?? 2);
 
+/**
+ * The groups, in order: the unit, embedded and api projects share the first on API_WORKERS workers
+ * (unit and embedded used to run one file at a time in a group of their own, leaving a core idle);
+ * the contract project runs alone, one file at a time, in the second: the lint rules' probes write
+ * files into the tree (lib/, app/, packages/sdk/) that a file scanning it beside them (the import
+ * graph, the docs, the SDK's package) could read. (A group 0 of one worker would be vitest's
+ * "sequential" group, which it runs last.) The property project's shards follow (docs/testing.md).
+ */
+const CONTRACT_GROUP = 1;
+
 const CONTRACT_FILES = [
   "tests/unit/openapi-contract.test.ts",
   "tests/unit/lint-rules.test.ts",
@@ -37,6 +47,9 @@ export default defineConfig({
           include: ["tests/unit/**/*.test.ts"],
           exclude: [...configDefaults.exclude, ...CONTRACT_FILES],
           environment: "node",
+          // In the api project's group, on its workers: see CONTRACT_GROUP.
+          maxWorkers: API_WORKERS,
+          sequence: { groupOrder: 0 },
           globalSetup: ["tests/setup/process-guard.ts"],
           testTimeout: 60_000,
           hookTimeout: 60_000,
@@ -48,6 +61,8 @@ export default defineConfig({
           name: "contract",
           include: CONTRACT_FILES,
           environment: "node",
+          maxWorkers: 1,
+          sequence: { groupOrder: CONTRACT_GROUP },
           globalSetup: ["tests/setup/process-guard.ts"],
           testTimeout: 60_000,
           hookTimeout: 60_000,
@@ -60,11 +75,10 @@ export default defineConfig({
           name: "api",
           // Its files wait on HTTP, PostgreSQL, receivers and the clock more than they compute, and each
           // isolates itself by its own organizations on the shared app: several at once keep the cores
-          // busy (vitest's default on 2 cores is one file at a time). A group of its own, as a worker
-          // count needs one, after the unit, contract and embedded projects: the lint rules' probes write
-          // files into the tree that a concurrent file scanning it could read.
+          // busy (vitest's default on 2 cores is one file at a time). The unit and embedded projects
+          // share its group and workers (a group has one worker count): CONTRACT_GROUP.
           maxWorkers: API_WORKERS,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 0 },
           include: ["tests/api/**/*.test.ts"],
           // The process guard first: the app it starts inherits the run's mark (tests/setup/process-guard.ts).
           globalSetup: ["tests/setup/process-guard.ts", "tests/setup/api-server.ts"],
@@ -100,6 +114,9 @@ export default defineConfig({
         test: {
           name: "embedded",
           include: ["tests/embedded/**/*.test.ts"],
+          // In the api project's group, on its workers: see CONTRACT_GROUP.
+          maxWorkers: API_WORKERS,
+          sequence: { groupOrder: 0 },
           globalSetup: ["tests/setup/process-guard.ts", "tests/setup/event-check.ts"],
           setupFiles: ["tests/setup/stop-leftovers.ts"],
           testTimeout: 120_000,
