@@ -4,33 +4,33 @@ import { configDefaults, defineConfig } from "vitest/config";
 const root = path.dirname(new URL(import.meta.url).pathname);
 
 /**
- * The contract and tooling gates: the OpenAPI document's lint and breaking-change diff, the lint
- * rules' probes, the SDK's package and staleness checks. Each runs a whole tool (Redocly,
- * api-smart-diff, ESLint, tsc, npm pack) and together they take minutes, so they are their own
- * project: `npm test` runs them, `npm run test:quick` (the unit project) does not.
- */
-/**
  * How many api test files run at once (`API_TEST_WORKERS` overrides it; 1 is the old serial run).
  * Why two, and what takes turns: docs/testing.md ("Shared set-up").
  */
 const API_WORKERS = Number(process.env.API_TEST_WORKERS ?? 2);
 
 /**
- * The groups, in order: the unit, embedded and api projects share the first on API_WORKERS workers
- * (unit and embedded used to run one file at a time in a group of their own, leaving a core idle);
- * the contract project runs alone, one file at a time, in the second: the lint rules' probes write
- * files into the tree (lib/, app/, packages/sdk/) that a file scanning it beside them (the import
- * graph, the docs, the SDK's package) could read. (A group 0 of one worker would be vitest's
- * "sequential" group, which it runs last.) The property project's shards follow (docs/testing.md).
+ * The contract and tooling gates: the OpenAPI document's lint and breaking-change diff, the SDK's
+ * package and staleness checks, and the lint rules' probes. Each runs a whole tool (Redocly,
+ * api-smart-diff, tsc, npm pack, ESLint) and together they take minutes, so they are projects of
+ * their own: `npm test` and `npm run test:contract` run them, `npm run test:quick` does not.
  */
-const CONTRACT_GROUP = 1;
+const CONTRACT_FILES = ["tests/unit/openapi-contract.test.ts", "tests/unit/sdk-package.test.ts", "tests/unit/sdk-stale-check.test.ts"];
+/**
+ * The lint rules' probes write files into the tree (lib/, app/, components/, db/, packages/sdk/),
+ * which a file scanning the tree beside them (the import graph, the docs, the SDK's package) could
+ * read. So they run in the last group, beside the property shards, which read no tree.
+ */
+const LINT_PROBE_FILES = ["tests/unit/lint-rules.test.ts"];
 
-const CONTRACT_FILES = [
-  "tests/unit/openapi-contract.test.ts",
-  "tests/unit/lint-rules.test.ts",
-  "tests/unit/sdk-package.test.ts",
-  "tests/unit/sdk-stale-check.test.ts",
-];
+/**
+ * The groups, in order (a group has one worker count): first the unit, contract, embedded and api
+ * projects on API_WORKERS workers; then the property shards with the lint probes, two at once.
+ * (Unit, contract and embedded used to run one file at a time in a group of their own, leaving a
+ * core idle: docs/testing.md, "A whole run on a quiet machine".)
+ */
+const MAIN_GROUP = 0;
+const LAST_GROUP = 1;
 
 export default defineConfig({
   resolve: { alias: { "@": root } },
@@ -45,11 +45,10 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["tests/unit/**/*.test.ts"],
-          exclude: [...configDefaults.exclude, ...CONTRACT_FILES],
+          exclude: [...configDefaults.exclude, ...CONTRACT_FILES, ...LINT_PROBE_FILES],
           environment: "node",
-          // In the api project's group, on its workers: see CONTRACT_GROUP.
           maxWorkers: API_WORKERS,
-          sequence: { groupOrder: 0 },
+          sequence: { groupOrder: MAIN_GROUP },
           globalSetup: ["tests/setup/process-guard.ts"],
           testTimeout: 60_000,
           hookTimeout: 60_000,
@@ -61,8 +60,21 @@ export default defineConfig({
           name: "contract",
           include: CONTRACT_FILES,
           environment: "node",
-          maxWorkers: 1,
-          sequence: { groupOrder: CONTRACT_GROUP },
+          maxWorkers: API_WORKERS,
+          sequence: { groupOrder: MAIN_GROUP },
+          globalSetup: ["tests/setup/process-guard.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "lint-probes",
+          include: LINT_PROBE_FILES,
+          environment: "node",
+          maxWorkers: 2,
+          sequence: { groupOrder: LAST_GROUP },
           globalSetup: ["tests/setup/process-guard.ts"],
           testTimeout: 60_000,
           hookTimeout: 60_000,
@@ -75,10 +87,10 @@ export default defineConfig({
           name: "api",
           // Its files wait on HTTP, PostgreSQL, receivers and the clock more than they compute, and each
           // isolates itself by its own organizations on the shared app: several at once keep the cores
-          // busy (vitest's default on 2 cores is one file at a time). The unit and embedded projects
-          // share its group and workers (a group has one worker count): CONTRACT_GROUP.
+          // busy (vitest's default on 2 cores is one file at a time). The unit, contract and embedded
+          // projects share its group and workers: MAIN_GROUP.
           maxWorkers: API_WORKERS,
-          sequence: { groupOrder: 0 },
+          sequence: { groupOrder: MAIN_GROUP },
           include: ["tests/api/**/*.test.ts"],
           // The process guard first: the app it starts inherits the run's mark (tests/setup/process-guard.ts).
           globalSetup: ["tests/setup/process-guard.ts", "tests/setup/api-server.ts"],
@@ -98,10 +110,9 @@ export default defineConfig({
           name: "property",
           include: ["tests/property/**/*.test.ts"],
           // Its shards are CPU work (the verbs, their PDFs, PostgreSQL): two at once use both cores of a
-          // 2-core machine, where vitest's default is one worker. A group of its own (a project's worker
-          // count needs one), after the others.
+          // 2-core machine, where vitest's default is one worker. The last group, with the lint probes.
           maxWorkers: 2,
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: LAST_GROUP },
           globalSetup: ["tests/setup/process-guard.ts", "tests/setup/property-database.ts"],
           setupFiles: ["tests/setup/property-env.ts"],
           testTimeout: 120_000,
@@ -114,9 +125,8 @@ export default defineConfig({
         test: {
           name: "embedded",
           include: ["tests/embedded/**/*.test.ts"],
-          // In the api project's group, on its workers: see CONTRACT_GROUP.
           maxWorkers: API_WORKERS,
-          sequence: { groupOrder: 0 },
+          sequence: { groupOrder: MAIN_GROUP },
           globalSetup: ["tests/setup/process-guard.ts", "tests/setup/event-check.ts"],
           setupFiles: ["tests/setup/stop-leftovers.ts"],
           testTimeout: 120_000,
