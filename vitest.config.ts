@@ -1,5 +1,5 @@
 import path from "node:path";
-import { configDefaults, defineConfig } from "vitest/config";
+import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
 
 const root = path.dirname(new URL(import.meta.url).pathname);
 
@@ -31,6 +31,25 @@ const LINT_PROBE_FILES = ["tests/unit/lint-rules.test.ts"];
  */
 const MAIN_GROUP = 0;
 const LAST_GROUP = 1;
+/** The last group's workers: the property shards are CPU work, two at once use both cores. */
+const PROPERTY_WORKERS = 2;
+
+/** A project of plain Node tests (no server of its own to start), in `group` on `maxWorkers` workers, with 60 s hang bounds. */
+function nodeProject(name: string, files: { include: string[]; exclude?: string[] }, group: number, maxWorkers: number): TestProjectInlineConfiguration {
+  return {
+    extends: true,
+    test: {
+      name,
+      ...files,
+      environment: "node",
+      maxWorkers,
+      sequence: { groupOrder: group },
+      globalSetup: ["tests/setup/process-guard.ts"],
+      testTimeout: 60_000,
+      hookTimeout: 60_000,
+    },
+  };
+}
 
 export default defineConfig({
   resolve: { alias: { "@": root } },
@@ -38,48 +57,11 @@ export default defineConfig({
     // `npm run test:profile` adds the profile (slowest files, time spent on set-up): tests/setup/profile-reporter.ts.
     reporters: ["default", "./tests/setup/summary-reporter.ts", ...(process.env.TEST_PROFILE ? ["./tests/setup/profile-reporter.ts"] : [])],
     projects: [
-      {
-        extends: true,
-        // 60 s, not vitest's 5 s default: a timeout here stops a hung test, it does not measure speed
-        // (importing the whole router took 6.3 s at load 12, and failed "compiles from the real lists").
-        test: {
-          name: "unit",
-          include: ["tests/unit/**/*.test.ts"],
-          exclude: [...configDefaults.exclude, ...CONTRACT_FILES, ...LINT_PROBE_FILES],
-          environment: "node",
-          maxWorkers: API_WORKERS,
-          sequence: { groupOrder: MAIN_GROUP },
-          globalSetup: ["tests/setup/process-guard.ts"],
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
-        },
-      },
-      {
-        extends: true,
-        test: {
-          name: "contract",
-          include: CONTRACT_FILES,
-          environment: "node",
-          maxWorkers: API_WORKERS,
-          sequence: { groupOrder: MAIN_GROUP },
-          globalSetup: ["tests/setup/process-guard.ts"],
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
-        },
-      },
-      {
-        extends: true,
-        test: {
-          name: "lint-probes",
-          include: LINT_PROBE_FILES,
-          environment: "node",
-          maxWorkers: 2,
-          sequence: { groupOrder: LAST_GROUP },
-          globalSetup: ["tests/setup/process-guard.ts"],
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
-        },
-      },
+      // 60 s, not vitest's 5 s default: a timeout here stops a hung test, it does not measure speed
+      // (importing the whole router took 6.3 s at load 12, and failed "compiles from the real lists").
+      nodeProject("unit", { include: ["tests/unit/**/*.test.ts"], exclude: [...configDefaults.exclude, ...CONTRACT_FILES, ...LINT_PROBE_FILES] }, MAIN_GROUP, API_WORKERS),
+      nodeProject("contract", { include: CONTRACT_FILES }, MAIN_GROUP, API_WORKERS),
+      nodeProject("lint-probes", { include: LINT_PROBE_FILES }, LAST_GROUP, PROPERTY_WORKERS),
       {
         // Real HTTP against `next start` on a fresh PostgreSQL database (see tests/setup/api-server.ts).
         extends: true,
@@ -111,7 +93,7 @@ export default defineConfig({
           include: ["tests/property/**/*.test.ts"],
           // Its shards are CPU work (the verbs, their PDFs, PostgreSQL): two at once use both cores of a
           // 2-core machine, where vitest's default is one worker. The last group, with the lint probes.
-          maxWorkers: 2,
+          maxWorkers: PROPERTY_WORKERS,
           sequence: { groupOrder: LAST_GROUP },
           globalSetup: ["tests/setup/process-guard.ts", "tests/setup/property-database.ts"],
           setupFiles: ["tests/setup/property-env.ts"],
