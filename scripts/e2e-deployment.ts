@@ -11,22 +11,11 @@ import { startStripeStandIn } from "../tests/helpers/stripe-stand-in";
 import { installTestCertificate } from "../tests/helpers/tls";
 import { RATE_LIMIT_TEST_ENV, SIGNUP_TEST_ENV } from "../tests/setup/api-server";
 
-/**
- * `npm run test:e2e:deployment`: the Playwright suite against "a deployment" it did not start,
- * exactly as `E2E_BASE_URL=<preview url> npm run test:e2e` runs it against Vercel. The stand-in is
- * a second production server (`next start`) configured as on Vercel without Inngest (VERCEL=1,
- * CRON_SECRET: first webhook attempts after the response, no pollers) on a fresh database,
- * migrated by `npm run db:migrate` as the deploy's build command does. The suite gets only its
- * URL: no DATABASE_URL, so it can reach the app through HTTP alone. Like a remote deployment, it
- * cannot deliver webhooks to the test machine (it refuses loopback and private addresses, as in
- * production), so a spec that needed a direct POST to a local receiver fails here: the webhook
- * steps receive through `npm run listen`. Arguments go to Playwright.
- */
 /** The database's other sessions: state, what each waits on and for how long, which sessions block it, its query. */
 async function databaseSessions(url: string): Promise<string> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
-    const rows = await sql<{ pid: number; application_name: string; state: string | null; wait: string | null; seconds: number | null; blocked_by: number[]; query: string }[]>`
+    const rows = await sql<Record<string, unknown>[]>`
       select pid, application_name, state, wait_event_type || ':' || wait_event as wait,
         round(extract(epoch from now() - coalesce(xact_start, query_start)))::int as seconds,
         pg_blocking_pids(pid) as blocked_by, left(query, 300) as query
@@ -39,6 +28,17 @@ async function databaseSessions(url: string): Promise<string> {
   }
 }
 
+/**
+ * `npm run test:e2e:deployment`: the Playwright suite against "a deployment" it did not start,
+ * exactly as `E2E_BASE_URL=<preview url> npm run test:e2e` runs it against Vercel. The stand-in is
+ * a second production server (`next start`) configured as on Vercel without Inngest (VERCEL=1,
+ * CRON_SECRET: first webhook attempts after the response, no pollers) on a fresh database,
+ * migrated by `npm run db:migrate` as the deploy's build command does. The suite gets only its
+ * URL: no DATABASE_URL, so it can reach the app through HTTP alone. Like a remote deployment, it
+ * cannot deliver webhooks to the test machine (it refuses loopback and private addresses, as in
+ * production), so a spec that needed a direct POST to a local receiver fails here: the webhook
+ * steps receive through `npm run listen`. Arguments go to Playwright.
+ */
 installTestCertificate();
 startEventCheck();
 const database = await createFreshDatabase("deployment");
