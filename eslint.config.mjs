@@ -152,7 +152,7 @@ export default defineConfig([
           type: "values",
           mode: "full",
           pattern: [
-            "lib/{config,deploy,ids,id-prefixes,keys,secrets,log,errors,rows,money,currencies,schemas,context,time,permissions}.ts",
+            "lib/{config,deploy,ids,id-prefixes,keys,secrets,log,errors,rows,money,intl,currencies,schemas,context,time,permissions}.ts",
             // A domain folder's manifest (pure data, importing nothing) and what scripts/registries.ts copies from them.
             "lib/{manifest,manifests.generated}.ts",
             "lib/*/manifest.ts",

@@ -1,4 +1,5 @@
 import { isoExponent } from "./currencies";
+import { numberFormat } from "./intl";
 
 /**
  * Integer money arithmetic. Amounts are whole atoms (the currency's smallest unit) and
@@ -78,7 +79,7 @@ export function currencyExponent(currency: string): number | null {
 
 /** The locale's decimal and group separators ("," and "." in `de`). */
 export function separatorsOf(locale: string): { decimal: string; group: string } {
-  const parts = new Intl.NumberFormat(locale, { useGrouping: true }).formatToParts(12345.6);
+  const parts = numberFormat(locale, { useGrouping: true }).formatToParts(12345.6);
   return {
     decimal: parts.find((part) => part.type === "decimal")?.value ?? ".",
     group: parts.find((part) => part.type === "group")?.value ?? ",",
@@ -155,7 +156,7 @@ export function formatAtoms(atoms: number, currency: string, locale: string | un
   const decimal = exponent === 0 ? digits : `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
   // Intl formats a decimal string exactly (ECMA-402 StringNumericLiteral).
   const value = `${atoms < 0 ? "-" : ""}${decimal}` as Intl.StringNumericLiteral;
-  return new Intl.NumberFormat(locale, {
+  return numberFormat(locale, {
     style: "currency",
     currency: currency.trim().toUpperCase(),
     minimumFractionDigits: exponent,

@@ -19,7 +19,6 @@ import { portalDate } from "./view";
 export type PortalForm = Record<string, string>;
 
 const field = (form: PortalForm, name: string) => form[name] ?? "";
-const longDate = (at: Date) => new Intl.DateTimeFormat("en", { dateStyle: "long", timeZone: "UTC" }).format(at);
 const notice = (path: string, text: string) => `${path}?${new URLSearchParams({ notice: text })}`;
 
 /** The billing-details form's fields as the API's customer update body (empty optional fields: none). */
@@ -66,7 +65,7 @@ const ACTIONS: Record<string, (session: PortalSession, form: PortalForm) => Prom
   },
   "confirm-switch": async (session, form) => {
     const applied = await portalConfirmSwitch(session, { subscription: field(form, "subscription"), id: field(form, "request") });
-    if (applied.status === "scheduled" && applied.effectiveAt) return notice("/portal", `Your plan changes on ${longDate(applied.effectiveAt)}.`);
+    if (applied.status === "scheduled" && applied.effectiveAt) return notice("/portal", `Your plan changes on ${portalDate(applied.effectiveAt)}.`);
     return notice("/portal", "Your plan is changed.");
   },
   "cancel-pending-change": async (session, form) => {

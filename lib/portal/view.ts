@@ -1,3 +1,4 @@
+import { dateTimeFormat } from "@/lib/intl";
 import { getDb } from "@/db/client";
 import { getCustomer } from "@/lib/customers/service";
 import { remainingCreditByCurrency } from "@/lib/credit-grants/service";
@@ -205,7 +206,7 @@ export async function portalInvoicePdf(session: PortalSession, id: string): Prom
 
 /** "February 28, 2027": a date as the portal prints it (UTC). */
 export function portalDate(at: Date | string): string {
-  return new Intl.DateTimeFormat("en", { dateStyle: "long", timeZone: "UTC" }).format(new Date(at));
+  return dateTimeFormat("en", { dateStyle: "long", timeZone: "UTC" }).format(new Date(at));
 }
 
 /**

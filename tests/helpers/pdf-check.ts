@@ -4,7 +4,7 @@ import type { Database } from "@/db/client";
 import * as schema from "@/db/schema";
 import { renderInvoicePdf, sha256Hex } from "@/lib/invoices/pdf/render";
 import { rowsOf } from "@/lib/rows";
-import { expectPdfMatchesAsync } from "./pdf";
+import { expectPdfsMatchAsync, type PdfToCheck } from "./pdf";
 
 /**
  * The issue's check of finalized invoices' documents, run with the event check
@@ -52,9 +52,9 @@ const FEATURES = sql`array_remove(array[
 ], null)`;
 
 /**
- * Documents checked at once: each check waits on qpdf and pdftotext, processes of their own, so
- * one at a time left a core idle while the run's last teardown (the property project's, after
- * every test) had nothing else to do.
+ * Shells checking documents at once (each a share of a chunk's documents, qpdf and pdftotext one
+ * file after the other): one at a time left a core idle while the run's last teardown (the
+ * property project's, after every test) had nothing else to do.
  */
 const AT_ONCE = Math.max(2, availableParallelism());
 
@@ -92,20 +92,22 @@ export async function checkInvoicePdfs(
       .from(schema.invoiceLines)
       .where(inArray(schema.invoiceLines.invoiceId, rows.map((row) => row.id)))
       .orderBy(asc(schema.invoiceLines.created), asc(schema.invoiceLines.id));
-    const check = async (invoice: (typeof rows)[number]) => {
-      const own = lines.filter((line) => line.invoiceId === invoice.id);
-      const document = invoice.document!;
-      const bytes = await renderInvoicePdf(invoice, own, document);
-      const problems: string[] = [];
-      if (sha256Hex(bytes) !== invoice.pdfSha256) problems.push("the PDF's SHA-256 is not the pdf_sha256 recorded at finalization");
-      // The paid version, once there is one, renders the bytes whose hash the payment recorded.
-      if (invoice.paidPdfSha256 !== null && sha256Hex(await renderInvoicePdf(invoice, own, document, "paid")) !== invoice.paidPdfSha256) {
-        problems.push("the paid version's SHA-256 is not the paid_pdf_sha256 recorded when it was paid");
-      }
-      problems.push(
-        ...(await expectPdfMatchesAsync(
+    // Each document rendered again (its hashes compared here), then qpdf and pdftotext over the
+    // chunk in AT_ONCE shells side by side (expectPdfsMatchAsync: one spawn per batch, not per file).
+    const documents = await Promise.all(
+      rows.map(async (invoice) => {
+        const own = lines.filter((line) => line.invoiceId === invoice.id);
+        const document = invoice.document!;
+        const bytes = await renderInvoicePdf(invoice, own, document);
+        const problems: string[] = [];
+        if (sha256Hex(bytes) !== invoice.pdfSha256) problems.push("the PDF's SHA-256 is not the pdf_sha256 recorded at finalization");
+        // The paid version, once there is one, renders the bytes whose hash the payment recorded.
+        if (invoice.paidPdfSha256 !== null && sha256Hex(await renderInvoicePdf(invoice, own, document, "paid")) !== invoice.paidPdfSha256) {
+          problems.push("the paid version's SHA-256 is not the paid_pdf_sha256 recorded when it was paid");
+        }
+        const toCheck: PdfToCheck = {
           bytes,
-          {
+          invoice: {
             number: invoice.number ?? "",
             currency: invoice.currency,
             subtotal_atom: invoice.subtotalAtom,
@@ -115,20 +117,20 @@ export async function checkInvoicePdfs(
             lines: own.map((line) => ({ amount_atom: line.amountAtom })),
           },
           // A longer description wraps over several lines, between which -layout puts the other columns.
-          document.lines.map((line) => line.title).filter((title) => title.length > 0 && title.length <= 40),
-          document.locale,
-        )),
-      );
-      if (problems.length > 0) failures.push({ eventId: invoice.id, errors: problems.join("; "), database });
-      checked += 1;
-    };
-    // AT_ONCE checks at a time, in the rows' order.
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: Math.min(AT_ONCE, rows.length) }, async () => {
-        while (next < rows.length) await check(rows[next++]!);
+          lineTitles: document.lines.map((line) => line.title).filter((title) => title.length > 0 && title.length <= 40),
+          locale: document.locale,
+        };
+        return { invoice, problems, toCheck };
       }),
     );
+    const batch = Math.ceil(documents.length / AT_ONCE);
+    const batches = Array.from({ length: Math.ceil(documents.length / batch) }, (_, index) => documents.slice(index * batch, (index + 1) * batch));
+    const checkedProblems = (await Promise.all(batches.map((part) => expectPdfsMatchAsync(part.map((document) => document.toCheck))))).flat();
+    documents.forEach(({ invoice, problems }, index) => {
+      problems.push(...checkedProblems[index]!);
+      if (problems.length > 0) failures.push({ eventId: invoice.id, errors: problems.join("; "), database });
+      checked += 1;
+    });
   }
   return { checked, finalized: coverage?.finalized ?? 0, shapes: coverage?.shapes ?? 0, features: coverage?.features ?? 0, sample: sample ?? null, ms: Date.now() - started, failures };
 }

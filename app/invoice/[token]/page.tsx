@@ -6,6 +6,7 @@ import { ServiceError } from "@/lib/errors";
 import { getHostedInvoice } from "@/lib/invoices/hosted";
 import { hostedInvoiceCollector, settleHostedInvoiceReturn } from "@/lib/invoices/hosted-collection";
 import { HOSTED_LABELS, LABELS } from "@/lib/invoices/pdf/labels";
+import { dateTimeFormat } from "@/lib/intl";
 import { formatAtoms } from "@/lib/money";
 import { operationPath } from "@/lib/operation-paths";
 import { startHostedInvoicePaymentAction } from "./actions";
@@ -44,7 +45,7 @@ export default async function HostedInvoicePage({
   }
   const publishableKey = invoice.status === "open" ? await hostedInvoiceCollector(invoice.accountId) : null;
   const money = (atoms: number) => formatAtoms(atoms, invoice.currency, invoice.locale);
-  const date = (iso: string) => new Intl.DateTimeFormat(invoice.locale, { dateStyle: "long", timeZone: "UTC" }).format(new Date(iso));
+  const date = (iso: string) => dateTimeFormat(invoice.locale, { dateStyle: "long", timeZone: "UTC" }).format(new Date(iso));
   return (
     <main lang={invoice.locale} className="mx-auto max-w-2xl px-4 py-10">
       {!invoice.livemode && (

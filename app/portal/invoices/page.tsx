@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { PortalShell } from "@/components/portal/shell";
+import { dateTimeFormat } from "@/lib/intl";
 import { formatAtoms } from "@/lib/money";
 import { portalInvoices } from "@/lib/portal/view";
 import { portalPage } from "../_lib/portal";
@@ -8,7 +9,7 @@ import { portalPage } from "../_lib/portal";
 export const metadata: Metadata = { title: "Invoices", robots: { index: false, follow: false } };
 export const dynamic = "force-dynamic";
 
-const date = (iso: string) => new Intl.DateTimeFormat("en", { dateStyle: "medium", timeZone: "UTC" }).format(new Date(iso));
+const date = (iso: string) => dateTimeFormat("en", { dateStyle: "medium", timeZone: "UTC" }).format(new Date(iso));
 
 /** The customer's invoices (finalized ones): status, amount, and the PDF. */
 export default async function PortalInvoicesPage() {

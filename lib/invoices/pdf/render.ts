@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { PostalAddress } from "@/db/schema";
 import type { TaxAmount } from "@/lib/tax-rates/schema";
 import { formatAtoms } from "@/lib/money";
+import { dateTimeFormat, numberFormat } from "@/lib/intl";
 import type { InvoiceLineRow, InvoiceRow } from "../serialize";
 import { tierRangeText } from "@/lib/prices/tiers";
 import type { DocumentTierPart, InvoiceDocument } from "../schema";
@@ -22,11 +23,11 @@ export function money(atoms: number, currency: string, locale: string): string {
 }
 
 export function percent(percentageE4: number, locale: string): string {
-  return printable(new Intl.NumberFormat(locale, { style: "percent", maximumFractionDigits: 4 }).format(percentageE4 / 1_000_000));
+  return printable(numberFormat(locale, { style: "percent", maximumFractionDigits: 4 }).format(percentageE4 / 1_000_000));
 }
 
 export function longDate(date: Date, locale: string): string {
-  return new Intl.DateTimeFormat(locale, { dateStyle: "long", timeZone: "UTC" }).format(date);
+  return dateTimeFormat(locale, { dateStyle: "long", timeZone: "UTC" }).format(date);
 }
 
 function addressLines(address: PostalAddress | null): string[] {

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { ActionForm, Flash, PortalShell, PrimaryButton } from "@/components/portal/shell";
-import { ownSubscription, portalSubscription } from "@/lib/portal/view";
+import { ownSubscription, portalDate, portalSubscription } from "@/lib/portal/view";
 import { orNotFound, portalPage } from "../../../_lib/portal";
 
 export const metadata: Metadata = { title: "Cancel subscription", robots: { index: false, follow: false } };
@@ -18,7 +18,6 @@ const REASON_LABELS: Record<string, string> = {
   other: "Other reason",
 };
 
-const date = (iso: string) => new Intl.DateTimeFormat("en", { dateStyle: "long", timeZone: "UTC" }).format(new Date(iso));
 
 export default async function CancelPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<{ error?: string }> }) {
   const { session, settings, returnUrl } = await portalPage();
@@ -35,7 +34,7 @@ export default async function CancelPage({ params, searchParams }: { params: Pro
       <p className="mb-4 text-sm text-slate-700" data-testid="cancel-mode" data-mode={cancel.mode}>
         {sub.items.map((item) => item.plan.label).join(", ")}:{" "}
         {cancel.mode === "at_period_end"
-          ? `your subscription stays active until ${date(sub.currentPeriodEnd)}, then ends. You can keep it until then.`
+          ? `your subscription stays active until ${portalDate(sub.currentPeriodEnd)}, then ends. You can keep it until then.`
           : "your subscription ends now."}
       </p>
       <ActionForm action="cancel" back={back} fields={{ subscription: id }} className="space-y-3">

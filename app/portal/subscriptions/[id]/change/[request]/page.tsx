@@ -2,13 +2,12 @@ import type { Metadata } from "next";
 import { ActionForm, Flash, PortalShell, PrimaryButton, SecondaryButton } from "@/components/portal/shell";
 import { formatAtoms } from "@/lib/money";
 import { portalChangeRequest } from "@/lib/portal/changes";
-import { ownSubscription, stepLabels } from "@/lib/portal/view";
+import { ownSubscription, portalDate, stepLabels } from "@/lib/portal/view";
 import { orNotFound, portalPage } from "../../../../_lib/portal";
 
 export const metadata: Metadata = { title: "Review the change", robots: { index: false, follow: false } };
 export const dynamic = "force-dynamic";
 
-const date = (iso: Date) => new Intl.DateTimeFormat("en", { dateStyle: "long", timeZone: "UTC" }).format(iso);
 
 /**
  * The amounts of the change request this session previewed: the very numbers the API's
@@ -40,12 +39,12 @@ export default async function ReviewChangePage({ params, searchParams }: { param
       </ul>
       {later && (
         <p className="mb-4 rounded bg-sky-50 p-3 text-sm text-sky-900" data-testid="effective-at" data-effective="period_end">
-          This change takes effect at the end of the current period, on {date(periodEnd)}. Until then you keep your current plan.
+          This change takes effect at the end of the current period, on {portalDate(periodEnd)}. Until then you keep your current plan.
         </p>
       )}
       <dl className="mb-4 space-y-2 rounded-lg border border-slate-200 bg-white p-4 text-sm">
         <div className="flex justify-between gap-4">
-          <dt>{later ? "Due now" : `Due now (prorated to ${date(request.prorationDate)})`}</dt>
+          <dt>{later ? "Due now" : `Due now (prorated to ${portalDate(request.prorationDate)})`}</dt>
           <dd className="font-semibold tabular-nums" data-testid="amount-due-now" data-atoms={dueNow}>
             {money(dueNow)}
           </dd>
@@ -72,7 +71,7 @@ export default async function ReviewChangePage({ params, searchParams }: { param
             open: "Nothing changes until you confirm.",
             partially_applied: "This change is under way.",
             applied: "This change is done.",
-            scheduled: `This change is scheduled for ${date(periodEnd)}.`,
+            scheduled: `This change is scheduled for ${portalDate(periodEnd)}.`,
             canceled: "This change was not made.",
           }[request.status]
         }
@@ -80,7 +79,7 @@ export default async function ReviewChangePage({ params, searchParams }: { param
       {open && (
         <div className="flex flex-wrap gap-2">
           <ActionForm action="confirm-switch" back={`/portal/subscriptions/${id}/change/${request.id}`} fields={{ subscription: id, request: request.id }}>
-            <PrimaryButton testId="confirm-change">{later ? `Change on ${date(periodEnd)}` : dueNow > 0 ? `Pay ${money(dueNow)} and change` : "Confirm the change"}</PrimaryButton>
+            <PrimaryButton testId="confirm-change">{later ? `Change on ${portalDate(periodEnd)}` : dueNow > 0 ? `Pay ${money(dueNow)} and change` : "Confirm the change"}</PrimaryButton>
           </ActionForm>
           <ActionForm action="discard-switch" back={`/portal/subscriptions/${id}/change/${request.id}`} fields={{ subscription: id, request: request.id }}>
             <SecondaryButton testId="discard-change">Back</SecondaryButton>
