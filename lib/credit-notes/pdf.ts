@@ -46,7 +46,7 @@ export async function renderCreditNotePdf(note: CreditNoteRow, invoice: { number
   const { document } = invoice;
   const locale = document.locale;
   const t = LABELS[locale];
-  const pdf = pdfDocument({
+  const pdf = await pdfDocument({
     size: "A4",
     margin: MARGIN,
     compress: true,

@@ -54,7 +54,7 @@ export async function renderInvoicePdf(invoice: InvoiceRow, lines: readonly Invo
   const issued = invoice.finalizedAt ?? invoice.created;
   const paidAt = version === "paid" ? invoice.paidAt : null;
   if (version === "paid" && paidAt === null) throw new Error(`Invoice '${invoice.id}' has no paid version: it is not paid.`);
-  const pdf = pdfDocument({
+  const pdf = await pdfDocument({
     size: "A4",
     margin: MARGIN,
     compress: true,

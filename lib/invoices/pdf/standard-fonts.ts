@@ -1,5 +1,3 @@
-import PDFDocument from "pdfkit";
-
 /*
  * A new pdfkit document whose standard fonts' metrics are parsed once per process.
  *
@@ -15,16 +13,30 @@ import PDFDocument from "pdfkit";
  * pdfkit exports only the document, so its AFM parser is found on the default font of a document
  * made for the purpose. A pdfkit whose fonts are not built that way is left as it is (each
  * document parses its own metrics, as before).
+ *
+ * pdfkit (with fontkit, crypto-js, brotli and the rest it brings) is loaded on the first document,
+ * not when the server starts: most processes never render one, and loading it was a share of every
+ * start's CPU and of the heap every full collection marks.
  */
 
 type AfmTables = { attributes: object; glyphWidths: object; boundingBoxes: object; kernPairs: object };
 type AfmParser = { parse(this: AfmTables, contents: string): void };
 
-let shared = false;
+type PdfKit = typeof import("pdfkit");
 
-function shareStandardFontMetrics(): void {
-  if (shared) return;
-  shared = true;
+let loaded: Promise<PdfKit> | undefined;
+
+/** pdfkit, loaded once, its standard fonts' metrics shared. */
+function pdfKit(): Promise<PdfKit> {
+  loaded ??= import("pdfkit").then((module) => {
+    const PDFDocument = module.default;
+    shareStandardFontMetrics(PDFDocument);
+    return PDFDocument;
+  });
+  return loaded;
+}
+
+function shareStandardFontMetrics(PDFDocument: PdfKit): void {
   const probe = new PDFDocument({ autoFirstPage: false }) as unknown as { _font?: { font?: { constructor?: { prototype?: Partial<AfmParser> } } } };
   const parser = probe._font?.font?.constructor?.prototype;
   const parse = parser?.parse;
@@ -41,7 +53,7 @@ function shareStandardFontMetrics(): void {
   };
 }
 
-export function pdfDocument(options: PDFKit.PDFDocumentOptions): PDFKit.PDFDocument {
-  shareStandardFontMetrics();
+export async function pdfDocument(options: PDFKit.PDFDocumentOptions): Promise<PDFKit.PDFDocument> {
+  const PDFDocument = await pdfKit();
   return new PDFDocument(options);
 }
