@@ -14,7 +14,7 @@
  * (dropped at the end) on the tests' PostgreSQL (TEST_ADMIN_DATABASE_URL).
  */
 import "./limits";
-import { request as httpRequest } from "node:http";
+import { execFile } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
@@ -65,26 +65,37 @@ async function probe(url: string, token: string, stop: () => boolean): Promise<n
   return latencies;
 }
 
-/** Streams one export to its end, counting its lines (NDJSON items; CSV records, header included, no line breaks in events' cells but JSON's escaped ones). */
+/**
+ * The export's client, run in a process of its own: it receives hundreds of megabytes, and in the
+ * bench's process its own garbage collections (the received bytes are external memory, as in the
+ * server) would stall the probes' event loop and count in their latency, which is the server's to
+ * measure. Streams one export to its end, counting its lines (NDJSON items; CSV records, header
+ * included, no line breaks in events' cells but JSON's escaped ones); prints one JSON line.
+ */
+const EXPORT_CLIENT = `
+const { request } = require("node:http");
+const { performance } = require("node:perf_hooks");
+const [url, token] = process.argv.slice(1);
+const target = new URL(url);
+const started = performance.now();
+request({ host: target.hostname, port: target.port, path: target.pathname + target.search, headers: { Authorization: "Bearer " + token } }, (response) => {
+  if (response.statusCode !== 200) { console.error("export: " + response.statusCode); process.exit(1); }
+  let lines = 0, bytes = 0, firstByteMs = NaN;
+  response.on("data", (chunk) => {
+    if (bytes === 0) firstByteMs = performance.now() - started;
+    bytes += chunk.length;
+    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) lines++;
+  });
+  response.on("end", () => console.log(JSON.stringify({ lines, bytes, firstByteMs })));
+}).on("error", (error) => { console.error(error); process.exit(1); }).end();
+`;
+
 function exportOnce(url: string, token: string): Promise<{ lines: number; bytes: number; firstByteMs: number }> {
-  const target = new URL(url);
-  const started = performance.now();
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: target.hostname, port: target.port, path: target.pathname + target.search, headers: { Authorization: `Bearer ${token}` } }, (response) => {
-      if (response.statusCode !== 200) reject(new Error(`export: ${response.statusCode}`));
-      let lines = 0;
-      let bytes = 0;
-      let firstByteMs = NaN;
-      response.on("data", (chunk: Buffer) => {
-        if (bytes === 0) firstByteMs = performance.now() - started;
-        bytes += chunk.length;
-        for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) lines++;
-      });
-      response.on("end", () => resolve({ lines, bytes, firstByteMs }));
-      response.on("error", reject);
+    execFile(process.execPath, ["-e", EXPORT_CLIENT, url, token], (error, stdout, stderr) => {
+      if (error) reject(new Error(`export client: ${stderr || error.message}`));
+      else resolve(JSON.parse(stdout) as { lines: number; bytes: number; firstByteMs: number });
     });
-    request.on("error", reject);
-    request.end();
   });
 }
 
