@@ -15,13 +15,13 @@
  */
 import "./limits";
 import { execFile } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { loadSyntheticEvents } from "@/db/synthetic-events";
 import { newId } from "@/lib/ids";
 import { residentBytes } from "@/tests/helpers/memory";
-import { startApp } from "@/tests/helpers/server";
+import { processCpuMs, startApp } from "@/tests/helpers/server";
 import { benchAccounts, benchDatabase, benchEnvironment, elapsed, log, option } from "./http";
 
 const EVENTS = Number(option("events", "10000000").replaceAll("_", ""));
@@ -31,17 +31,6 @@ const MIN_ROWS_PER_SECOND = 50_000;
 const MAX_GROWTH_MB = 100;
 const MAX_P99_RATIO = 2;
 const MB = 1024 * 1024;
-
-/**
- * The CPU time a process has used, in seconds (utime + stime of /proc/<pid>/stat, in clock ticks
- * of 1/100 s). Rows per CPU-second of the server depend less on what else the machine runs than
- * rows/s, which on a loaded machine mostly says how loaded it was; less, not nothing (a run at
- * load 19 doubled it: docs/performance.md).
- */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -136,7 +125,9 @@ async function main(): Promise<void> {
       const sampler = setInterval(() => (peak = Math.max(peak, residentBytes(app.pid))), 50);
       let done = false;
       const load1 = loadavg()[0]!;
-      const cpuBefore = cpuSeconds(app.pid);
+      // The server's CPU: rows per CPU-second depend less on what else the machine runs than rows/s
+      // (less, not nothing: a run at load 19 doubled it, docs/performance.md).
+      const cpuBefore = processCpuMs(app.pid) / 1000;
       started = performance.now();
       const [result, during] = await Promise.all([
         exportOnce(`${api}/events/export?format=${format}`, token).finally(() => (done = true)),
@@ -144,7 +135,7 @@ async function main(): Promise<void> {
       ]);
       const seconds = (performance.now() - started) / 1000;
       // The probes' requests are in it too (2 connections): an upper bound on the export's own.
-      const cpu = cpuSeconds(app.pid) - cpuBefore;
+      const cpu = processCpuMs(app.pid) / 1000 - cpuBefore;
       clearInterval(sampler);
       const rows = format === "csv" ? result.lines - 1 : result.lines;
       const rate = rows / seconds;

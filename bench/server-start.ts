@@ -11,17 +11,11 @@
  * (docs/testing.md, "Shared set-up"). Uses a fresh database on the tests' PostgreSQL.
  */
 import "./limits";
-import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
-import { startApp } from "@/tests/helpers/server";
+import { processCpuMs, startApp } from "@/tests/helpers/server";
 import { benchDatabase, benchEnvironment, log, option } from "./http";
 
 const ROUNDS = Number(option("rounds", "4"));
-
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
@@ -29,7 +23,7 @@ async function startOnce(env: Record<string, string | undefined>): Promise<{ wal
   const started = performance.now();
   const app = await startApp(env);
   const wallMs = performance.now() - started;
-  const cpuS = cpuSeconds(app.pid);
+  const cpuS = processCpuMs(app.pid) / 1000;
   // A stop (SIGTERM) lets the server write its compile cache.
   await app.stop();
   return { wallMs, cpuS };
