@@ -112,7 +112,7 @@ async function runServer(mode: "start" | "dev", env: Record<string, string | und
     {
       cwd: standalone ? path.join(root, ".next/standalone") : root,
       env: {
-        // Node's module compile cache (V8 code cache on disk), in the build's own folder (\`next build\`
+        // Node's module compile cache (V8 code cache on disk), in the build's own folder (`next build`
         // empties .next but its cache): a server after the first compiles none of the build's chunks
         // again, about a fifth of each start's CPU (docs/testing.md, "Shared set-up"). A server that
         // stops (SIGTERM) writes what it compiled; one killed writes nothing, and the others' stays.

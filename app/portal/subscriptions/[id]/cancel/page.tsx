@@ -18,7 +18,6 @@ const REASON_LABELS: Record<string, string> = {
   other: "Other reason",
 };
 
-
 export default async function CancelPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<{ error?: string }> }) {
   const { session, settings, returnUrl } = await portalPage();
   const cancel = settings.features.subscription_cancel;

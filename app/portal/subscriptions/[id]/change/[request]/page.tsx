@@ -8,7 +8,6 @@ import { orNotFound, portalPage } from "../../../../_lib/portal";
 export const metadata: Metadata = { title: "Review the change", robots: { index: false, follow: false } };
 export const dynamic = "force-dynamic";
 
-
 /**
  * The amounts of the change request this session previewed: the very numbers the API's
  * change-request preview holds, as they will be billed (`amount_due_now_total_atom`, the credit of
