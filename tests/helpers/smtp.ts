@@ -33,6 +33,9 @@ export class TestSmtpServer {
   readonly rejectedRecipients = new Set<string>();
   private server!: SMTPServer;
   port = 0;
+  /** While set, a message past this many received is held unanswered (`holdFrom`). */
+  private holdAt: number | undefined;
+  private readonly held: Array<{ accept: () => Promise<void>; refuse: (error: Error) => void }> = [];
 
   constructor(
     readonly user = "mailer",
@@ -74,13 +77,16 @@ export class TestSmtpServer {
         stream.on("data", (chunk: Buffer) => chunks.push(chunk));
         stream.on("end", () => {
           const raw = Buffer.concat(chunks);
-          void simpleParser(raw).then(
-            (parsed) => {
-              this.received.push({ envelopeTo: session.envelope.rcptTo.map((to) => to.address), parsed, raw });
-              callback();
-            },
-            (error: Error) => callback(error),
-          );
+          const accept = () =>
+            simpleParser(raw).then(
+              (parsed) => {
+                this.received.push({ envelopeTo: session.envelope.rcptTo.map((to) => to.address), parsed, raw });
+                callback();
+              },
+              (error: Error) => callback(error),
+            );
+          if (this.holdAt !== undefined && this.received.length >= this.holdAt) this.held.push({ accept, refuse: callback });
+          else void accept();
         });
       },
       logger: false,
@@ -99,6 +105,32 @@ export class TestSmtpServer {
   /** `smtp://` with credentials: nodemailer upgrades with STARTTLS, as the server requires. */
   get url(): string {
     return `smtp://${this.user}:${this.password}@127.0.0.1:${this.port}`;
+  }
+
+  /**
+   * Once `count` messages are received, holds every further one at the end of its DATA, unanswered
+   * (no 250, not received), until `release()`: a sender killed then is killed amid sends, however
+   * fast it drains its queue. (A machine fast enough sent the last 5 of 200 emails between the
+   * test's reading 195 and its kill.)
+   */
+  holdFrom(count: number): void {
+    this.holdAt = count;
+  }
+
+  /** How many messages wait unanswered in a hold. */
+  get heldCount(): number {
+    return this.held.length;
+  }
+
+  /** Receives the oldest held message and answers it 250, as if the hold had ended for it alone. */
+  async acceptOneHeld(): Promise<void> {
+    await this.held.shift()?.accept();
+  }
+
+  /** Ends a hold: each held message is answered 451 (try again later), never received. */
+  release(): void {
+    this.holdAt = undefined;
+    for (const { refuse } of this.held.splice(0)) refuse(Object.assign(new Error("Try again later"), { responseCode: 451 }));
   }
 
   /** The messages received for `address`. */
