@@ -55,7 +55,12 @@ const nextConfig: NextConfig = {
   serverExternalPackages: ["@electric-sql/pglite", "postgres", "rate-limiter-flexible", "drizzle-orm", "zod", "pdfkit"],
   poweredByHeader: false,
   // MAX_BODY_BYTES (lib/api/limits.ts), which the HTTP guard enforces before Next.js reads a body.
-  experimental: { serverActions: { bodySizeLimit: "1mb" } },
+  experimental: {
+    serverActions: { bodySizeLimit: "1mb" },
+    // `npm run test:coverage` builds the server unminified: its source maps then map every line of
+    // lib/, where a minified chunk's map only some (scripts/test-coverage.ts).
+    ...(process.env.BUILD_FOR_COVERAGE === "1" ? { serverMinification: false } : {}),
+  },
   async headers() {
     return [
       { source: "/:path*", headers: ALL_HEADERS },

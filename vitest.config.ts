@@ -51,9 +51,28 @@ function nodeProject(name: string, files: { include: string[]; exclude?: string[
   };
 }
 
+/**
+ * `npm run test:coverage` (scripts/test-coverage.ts) turns coverage on: V8's, collected in the test
+ * workers and kept raw for the script, which adds what the apps the tests start ran and reports
+ * lib/'s lines. Monocart (monocart-coverage-reports) is the one tool that unpacks both the test
+ * workers' code and the production build's bundled chunks to the same source files. Its options
+ * are no vitest option, hence the spread (a custom provider reads them from the config it gets).
+ */
+const COVERAGE_REPORT_OPTIONS = {
+  coverageReportOptions: {
+    name: "lib/ in the test workers",
+    outputDir: "coverage/workers",
+    reports: ["raw"],
+    entryFilter: (entry: { url: string }) => entry.url.includes("/lib/") && !entry.url.includes("/node_modules/"),
+    sourceFilter: (sourcePath: string) => sourcePath.startsWith("lib/"),
+    logging: "error",
+  },
+};
+
 export default defineConfig({
   resolve: { alias: { "@": root } },
   test: {
+    coverage: { provider: "custom", customProviderModule: "vitest-monocart-coverage", include: ["lib/**"], ...COVERAGE_REPORT_OPTIONS },
     // `npm run test:profile` adds the profile (slowest files, time spent on set-up): tests/setup/profile-reporter.ts.
     reporters: ["default", "./tests/setup/summary-reporter.ts", ...(process.env.TEST_PROFILE ? ["./tests/setup/profile-reporter.ts"] : [])],
     projects: [

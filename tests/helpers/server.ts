@@ -93,6 +93,14 @@ export function startDevApp(env: Record<string, string | undefined>): Promise<Ru
  */
 const KEEP_ALIVE_MS = "65000";
 
+/** Where the app writes its V8 coverage, under `npm run test:coverage` only. */
+const APP_COVERAGE_DIR = process.env.APP_COVERAGE_DIR;
+/**
+ * How long a stopping app may take before it is killed: writing its coverage (tens of MB of JSON)
+ * takes seconds, and a killed app writes none.
+ */
+const STOP_GRACE_MS = APP_COVERAGE_DIR ? 60_000 : 5_000;
+
 async function runServer(mode: "start" | "dev", env: Record<string, string | undefined>): Promise<RunningApp> {
   const port = await freePort();
   let output = "";
@@ -122,6 +130,9 @@ async function runServer(mode: "start" | "dev", env: Record<string, string | und
         ...env,
         PORT: String(port),
         ...(standalone ? { HOSTNAME: "127.0.0.1", KEEP_ALIVE_TIMEOUT: KEEP_ALIVE_MS } : {}),
+        // `npm run test:coverage`: the app writes V8's coverage of what it ran when it stops
+        // (scripts/test-coverage.ts maps the build's chunks back to lib/ by their source maps).
+        ...(APP_COVERAGE_DIR ? { NODE_V8_COVERAGE: APP_COVERAGE_DIR } : {}),
       },
       stdio: ["ignore", "pipe", "pipe"],
     },
@@ -174,7 +185,7 @@ async function runServer(mode: "start" | "dev", env: Record<string, string | und
     stop: async () => {
       if (child.exitCode === null) {
         child.kill("SIGTERM");
-        await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+        await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS))]);
         if (child.exitCode === null) child.kill("SIGKILL");
       }
     },
