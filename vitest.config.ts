@@ -72,7 +72,8 @@ const COVERAGE_REPORT_OPTIONS = {
 export default defineConfig({
   resolve: { alias: { "@": root } },
   test: {
-    coverage: { provider: "custom", customProviderModule: "vitest-monocart-coverage", include: ["lib/**"], ...COVERAGE_REPORT_OPTIONS },
+    // reportOnFailure: a failed test still leaves the figure (the command fails all the same).
+    coverage: { provider: "custom", customProviderModule: "vitest-monocart-coverage", include: ["lib/**"], reportOnFailure: true, ...COVERAGE_REPORT_OPTIONS },
     // `npm run test:profile` adds the profile (slowest files, time spent on set-up): tests/setup/profile-reporter.ts.
     reporters: ["default", "./tests/setup/summary-reporter.ts", ...(process.env.TEST_PROFILE ? ["./tests/setup/profile-reporter.ts"] : [])],
     projects: [
