@@ -1,5 +1,6 @@
 import path from "node:path";
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
+import { isLibSource } from "./tests/setup/coverage-scope";
 
 const root = path.dirname(new URL(import.meta.url).pathname);
 
@@ -64,7 +65,7 @@ const COVERAGE_REPORT_OPTIONS = {
     outputDir: "coverage/workers",
     reports: ["raw"],
     entryFilter: (entry: { url: string }) => entry.url.includes("/lib/") && !entry.url.includes("/node_modules/"),
-    sourceFilter: (sourcePath: string) => sourcePath.startsWith("lib/"),
+    sourceFilter: isLibSource,
     logging: "error",
   },
 };

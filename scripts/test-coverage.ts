@@ -19,9 +19,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import MCR from "monocart-coverage-reports";
-
-/** A source path (relative to the checkout) in lib/. */
-const isLibSource = (sourcePath: string) => sourcePath.startsWith("lib/");
+import { isLibSource } from "../tests/setup/coverage-scope";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const out = path.join(root, "coverage");

@@ -132,9 +132,7 @@ async function runServer(mode: "start" | "dev", env: Record<string, string | und
         ...(standalone ? { HOSTNAME: "127.0.0.1", KEEP_ALIVE_TIMEOUT: KEEP_ALIVE_MS } : {}),
         // `npm run test:coverage`: the app writes V8's coverage of what it ran when it stops
         // (scripts/test-coverage.ts maps the build's chunks back to lib/ by their source maps).
-        // Not an app whose heap the test bounds (exports-stream's 192 MB): the counters and the
-        // unminified build take heap of their own, and it ran out before it answered.
-        ...(APP_COVERAGE_DIR && !nodeArgs.some((arg) => arg.startsWith("--max-old-space-size")) ? { NODE_V8_COVERAGE: APP_COVERAGE_DIR } : {}),
+        ...(APP_COVERAGE_DIR ? { NODE_V8_COVERAGE: APP_COVERAGE_DIR } : {}),
       },
       stdio: ["ignore", "pipe", "pipe"],
     },
