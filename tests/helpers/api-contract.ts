@@ -1,6 +1,11 @@
-import { readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
+import standaloneCode from "ajv/dist/standalone/index.js";
 import { compilePathMatcher, pathSegments, type PathMatcher } from "@/lib/api/path-match";
 import { isSyntheticEvent } from "./synthetic";
 
@@ -8,13 +13,18 @@ import { isSyntheticEvent } from "./synthetic";
  * Checks API responses against the committed OpenAPI document (packages/sdk/openapi.json, made by
  * `npm run sdk:generate`): a 2xx against the operation's declared success response, a 4xx/5xx
  * against `Problem`. Each request's method and path resolve to an operation with the server's own
- * matching rule (lib/api/path-match.ts). Validators compile lazily, one per operation and status.
- * Free of vitest, so the e2e specs can use it too.
+ * matching rule (lib/api/path-match.ts). Free of vitest, so the e2e specs can use it too.
+ *
+ * Every validator (one per operation and status, and Problem) is compiled once per version of the
+ * document, into a module of Ajv's standalone code cached under node_modules/.cache/billing-service
+ * (`compiledValidatorsPath`), which each test file loads. Compiling in every file was 45 % of an api
+ * worker's CPU (each file is a fresh module graph, and an operation's schema pulls in every schema
+ * it references): docs/testing.md, "Measured".
  */
 
 type ResponseObject = { content?: Record<string, { schema?: object }> };
 type OperationObject = { operationId: string; responses: Record<string, ResponseObject> };
-type OpenApiDocument = { paths: Record<string, Record<string, OperationObject>>; components: object };
+type OpenApiDocument = { paths: Record<string, Record<string, OperationObject>>; components: { schemas: Record<string, SchemaObject> } };
 
 export type CheckedResponse = {
   method: string;
@@ -30,8 +40,8 @@ const PROBLEM_TYPE = "application/problem+json";
 
 type Contract = {
   match: PathMatcher<Record<string, OperationObject>>;
-  ajv: Ajv2020;
-  validators: Map<string, ValidateFunction>;
+  /** "operationId status" (or "Problem") → its validator. */
+  validators: ReadonlyMap<string, ValidateFunction>;
 };
 let contract: Contract | undefined;
 let validatedResponses = 0;
@@ -55,25 +65,109 @@ function absoluteRefs(value: unknown): unknown {
   );
 }
 
-function loadContract(): Contract {
-  const document = JSON.parse(
-    readFileSync(new URL("../../packages/sdk/openapi.json", import.meta.url), "utf8"),
-  ) as OpenApiDocument;
-  // OpenAPI 3.1 schemas are JSON Schema 2020-12; `example` and other annotations are not keywords Ajv knows.
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  addFormats(ajv);
-  ajv.addSchema({ $id: DOCUMENT_ID, components: absoluteRefs(document.components) });
-  const match = compilePathMatcher(Object.entries(document.paths));
-  return { match, ajv, validators: new Map() };
+const DOCUMENT_PATH = new URL("../../packages/sdk/openapi.json", import.meta.url);
+/** Inside node_modules, so the standalone code's own `require`s (Ajv's runtime, ajv-formats) resolve from it. */
+const CACHE_DIRECTORY = fileURLToPath(new URL("../../node_modules/.cache/billing-service/", import.meta.url));
+const PROBLEM_KEY = "Problem";
+const problemSchema = { $ref: "#/components/schemas/Problem" };
+/** Ajv's options, part of the cache key: OpenAPI 3.1 schemas are JSON Schema 2020-12; `example` and other annotations are not keywords Ajv knows. */
+const AJV_OPTIONS = { strict: false, allErrors: true, discriminator: true } as const;
+
+/** Each validator's key and the schema it checks a body against. */
+function responseSchemas(document: OpenApiDocument): Map<string, object> {
+  const schemas = new Map<string, object>([[PROBLEM_KEY, problemSchema]]);
+  for (const methods of Object.values(document.paths)) {
+    for (const operation of Object.values(methods)) {
+      for (const [status, declared] of Object.entries(operation.responses ?? {})) {
+        const schema = declared.content?.["application/json"]?.schema;
+        if (schema) schemas.set(`${operation.operationId} ${status}`, schema);
+      }
+    }
+  }
+  return schemas;
 }
 
-function validatorFor(key: string, schema: object): ValidateFunction {
-  contract ??= loadContract();
-  let validate = contract.validators.get(key);
-  if (!validate) {
-    validate = contract.ajv.compile(absoluteRefs(schema) as object);
-    contract.validators.set(key, validate);
+/** The cached module of the document's validators: named by what its code depends on, so a changed document, Ajv or option makes a new one. */
+function compiledValidatorsPath(documentText: string): string {
+  const require = createRequire(import.meta.url);
+  const ajvVersion = (JSON.parse(readFileSync(require.resolve("ajv/package.json"), "utf8")) as { version: string }).version;
+  const key = createHash("sha256").update(documentText).update(`ajv ${ajvVersion} ${JSON.stringify(AJV_OPTIONS)} inlineRefs false, event discriminators`).digest("hex").slice(0, 16);
+  return path.join(CACHE_DIRECTORY, `api-contract-${key}.cjs`);
+}
+
+type SchemaObject = { $ref?: string; oneOf?: SchemaObject[]; properties?: Record<string, { const?: unknown }>; required?: string[]; discriminator?: { propertyName: string } };
+
+/**
+ * The components, with `discriminator: { propertyName: "type" }` on every `oneOf` whose branches
+ * each require a `type` of its own constant (Event, EventListItem, WebhookEvent: 105 branches).
+ * For such a union the discriminator is the same check as the `oneOf` (the constants differ, so a
+ * body matches exactly the branch its `type` names or none), but Ajv then validates that branch
+ * alone instead of all 105: every event in a response was validated 105 times, which was most of
+ * the validating.
+ */
+function withEventDiscriminators(components: { schemas: Record<string, SchemaObject> }): object {
+  const resolve = (schema: SchemaObject): SchemaObject | undefined =>
+    schema.$ref?.startsWith("#/components/schemas/") ? components.schemas[schema.$ref.slice("#/components/schemas/".length)] : schema;
+  const tagged = (branch: SchemaObject) => {
+    const target = resolve(branch);
+    return target?.properties?.type?.const !== undefined && target.required?.includes("type") === true ? target.properties.type.const : undefined;
+  };
+  const schemas = Object.fromEntries(
+    Object.entries(components.schemas).map(([name, schema]) => {
+      const tags = schema.oneOf?.map(tagged);
+      const discriminated = tags !== undefined && tags.length > 1 && tags.every((tag) => tag !== undefined) && new Set(tags).size === tags.length;
+      return [name, discriminated ? { ...schema, discriminator: { propertyName: "type" } } : schema];
+    }),
+  );
+  return { ...components, schemas };
+}
+
+/**
+ * Compiles every validator and writes them as one CommonJS module of standalone code (its
+ * `keys` export maps a validator's key to its export). `inlineRefs: false` compiles each
+ * referenced schema once as a function of its own, which keeps the module to a size that loads
+ * in a fraction of a second. Written beside and renamed, so two processes making it at once
+ * each leave a whole file.
+ */
+function writeCompiledValidators(document: OpenApiDocument, file: string): void {
+  const ajv = new Ajv2020({ ...AJV_OPTIONS, inlineRefs: false, code: { source: true } });
+  addFormats(ajv);
+  ajv.addSchema({ $id: DOCUMENT_ID, components: absoluteRefs(withEventDiscriminators(document.components)) });
+  const keys: Record<string, string> = {};
+  for (const [index, [key, schema]] of [...responseSchemas(document)].entries()) {
+    const exportName = `v${index}`;
+    ajv.addSchema(absoluteRefs(schema) as object, exportName);
+    keys[key] = exportName;
   }
+  const code = `${standaloneCode(ajv, Object.fromEntries(Object.values(keys).map((name) => [name, name])))}\nexports.keys = ${JSON.stringify(keys)};\n`;
+  mkdirSync(path.dirname(file), { recursive: true });
+  const partial = `${file}.${process.pid}.partial`;
+  writeFileSync(partial, code);
+  renameSync(partial, file);
+}
+
+/** The document's validators, compiled on the first use of a version of the document and loaded from the cache after. */
+export function prepareContractValidators(): { file: string; compiled: boolean } {
+  const documentText = readFileSync(DOCUMENT_PATH, "utf8");
+  const file = compiledValidatorsPath(documentText);
+  if (existsSync(file)) return { file, compiled: false };
+  writeCompiledValidators(JSON.parse(documentText) as OpenApiDocument, file);
+  return { file, compiled: true };
+}
+
+function loadContract(): Contract {
+  const document = JSON.parse(readFileSync(DOCUMENT_PATH, "utf8")) as OpenApiDocument;
+  const { file } = prepareContractValidators();
+  const compiled = createRequire(import.meta.url)(file) as { keys: Record<string, string> } & Record<string, ValidateFunction>;
+  const validators = new Map(Object.entries(compiled.keys).map(([key, exportName]) => [key, compiled[exportName]!]));
+  const match = compilePathMatcher(Object.entries(document.paths));
+  return { match, validators };
+}
+
+function validatorFor(key: string): ValidateFunction {
+  contract ??= loadContract();
+  const validate = contract.validators.get(key);
+  if (!validate) throw new Error(`no validator for ${key}: packages/sdk/openapi.json declares no JSON body for it`);
   return validate;
 }
 
@@ -118,22 +212,20 @@ function withoutSyntheticEvents(body: unknown): unknown {
   return body;
 }
 
-function validate(response: CheckedResponse, key: string, schema: object, operationId: string | undefined): void {
+function validate(response: CheckedResponse, key: string, operationId: string | undefined): void {
   const body = withoutSyntheticEvents(response.body);
   if (body === SKIP) return;
-  const check = validatorFor(key, schema);
+  const check = validatorFor(key);
   if (!check(body)) throw new ContractViolation(describe(response, operationId, "the body does not match its schema", check.errors));
   validatedResponses++;
 }
-
-const problemSchema = { $ref: "#/components/schemas/Problem" };
 
 function checkProblem(response: CheckedResponse, operationId: string | undefined): void {
   const contentType = response.headers.get("content-type") ?? "";
   if (!contentType.startsWith(PROBLEM_TYPE)) {
     throw new ContractViolation(describe(response, operationId, `an error must be ${PROBLEM_TYPE}, not "${contentType}"`));
   }
-  validate(response, "Problem", problemSchema, operationId);
+  validate(response, PROBLEM_KEY, operationId);
 }
 
 /** Throws a ContractViolation when the response is not what the document declares for its operation. */
@@ -145,11 +237,11 @@ export function checkResponse(response: CheckedResponse): void {
   if (!declared) throw new ContractViolation(describe(response, operation.operationId, "the operation declares no such status"));
   const media = declared.content?.["application/json"];
   if (!media?.schema) return;
-  validate(response, `${operation.operationId} ${response.status}`, media.schema, operation.operationId);
+  validate(response, `${operation.operationId} ${response.status}`, operation.operationId);
 }
 
 /** What an off-contract response can still be held to: a problem body is still a Problem. */
 export function checkOffContractResponse(response: CheckedResponse): void {
   const contentType = response.headers.get("content-type") ?? "";
-  if (contentType.startsWith(PROBLEM_TYPE)) validate(response, "Problem", problemSchema, resolveOperation(response.method, response.path)?.operationId);
+  if (contentType.startsWith(PROBLEM_TYPE)) validate(response, PROBLEM_KEY, resolveOperation(response.method, response.path)?.operationId);
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { TestProject } from "vitest/node";
+import { prepareContractValidators } from "../helpers/api-contract";
 import { createMigratedDatabase } from "../helpers/database";
 import { finishEventCheck, startEventCheck } from "../helpers/event-check";
 import { startApp } from "../helpers/server";
@@ -65,6 +66,8 @@ export default async function setup(project: TestProject) {
     WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64url"),
     NEXTAUTH_SECRET: randomBytes(32).toString("base64url"),
   });
+  // The test client's response validators, compiled here once rather than by the first file of each worker at once.
+  prepareContractValidators();
   const database = await createMigratedDatabase("api");
   // The app's Stripe: a stand-in on loopback, driven by the tests over its control endpoints.
   const stripe = await startStripeStandIn();

@@ -1,5 +1,7 @@
+import { enableCompileCache, flushCompileCache } from "node:module";
+import { fileURLToPath } from "node:url";
 import { Agent, setGlobalDispatcher } from "undici";
-import { afterEach, inject } from "vitest";
+import { afterAll, afterEach, inject } from "vitest";
 import { takeValidatedResponseCount } from "../helpers/api-contract";
 
 declare module "vitest" {
@@ -8,6 +10,13 @@ declare module "vitest" {
     validatedResponses?: number;
   }
 }
+
+// Each test file runs in a new worker process: what Node loads itself (the dependencies in node_modules,
+// the test client's compiled response validators: tests/helpers/api-contract.ts) is compiled once and
+// read from V8's code cache on disk after, as the apps the tests start do (tests/helpers/server.ts).
+// Written when the file ends: vitest ends its workers before Node's own write at exit.
+enableCompileCache(fileURLToPath(new URL("../../node_modules/.cache/billing-service/node-compile-cache/", import.meta.url)));
+afterAll(() => flushCompileCache());
 
 // Test helpers use lib/ directly (to create merchants, inspect rows) on the app's database.
 process.env.DATABASE_URL = inject("databaseUrl");

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import examples from "@/lib/events/examples.json";
 import {
   checkOffContractResponse,
   checkResponse,
@@ -71,5 +72,20 @@ describe("the test client's contract check", () => {
       ContractViolation,
     );
     expect(() => checkOffContractResponse({ method: "GET", path: "/nowhere", status: 200, headers: new Headers(), body: "<html>" })).not.toThrow();
+  });
+
+  it("holds an event to the branch of the union its type names: every type's example passes, a wrong body, an unknown or a missing type fails", () => {
+    const exampleEvents = Object.values(examples as Record<string, { event: { type: string; data: Record<string, unknown> } }>).map((example) => example.event);
+    expect(exampleEvents.length).toBeGreaterThanOrEqual(51);
+    const getEvent = (body: unknown) => checkResponse({ method: "GET", path: "/acc_1/events/evt_1", status: 200, headers: json, body });
+    for (const event of exampleEvents) expect(() => getEvent(event), event.type).not.toThrow();
+    const [payment] = exampleEvents.filter((event) => event.type === "payment.succeeded");
+    // The customer's data under a payment's type: it is a valid body of another branch, not of its own.
+    const [customerEvent] = exampleEvents.filter((event) => event.type === "customer.created");
+    expect(() => getEvent({ ...payment, data: customerEvent!.data })).toThrow(/getEvent: GET \/acc_1\/events\/evt_1 answered 200[\s\S]*\/data/);
+    expect(() => getEvent({ ...payment, data: { ...payment!.data, amount_atom: "2500" } })).toThrow(/\/data\/amount_atom must be integer/);
+    expect(() => getEvent({ ...payment, type: "payment.teleported" })).toThrow(ContractViolation);
+    const { type: _type, ...untyped } = payment!;
+    expect(() => getEvent(untyped)).toThrow(ContractViolation);
   });
 });
