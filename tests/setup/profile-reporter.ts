@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Reporter, TestModule } from "vitest/node";
 import type { SetUpKind } from "../helpers/set-up-time";
+import { startProcessCpuSampler } from "./process-cpu-sampler";
 
 type SetUpEntry = { kind: SetUpKind; ms: number; file: string };
 type FileRow = { file: string; project: string; tests: number; ms: number; setUp: Partial<Record<SetUpKind, { count: number; ms: number }>> };
@@ -13,11 +14,13 @@ const seconds = (ms: number) => (ms / 1000).toFixed(1);
  * `npm run test:profile [-- vitest filters]`: where the time goes. Prints the slowest 30 test files
  * (vitest's own per-file duration: collection, hooks and tests) with the expensive set-up each did —
  * servers started, databases created, migrations run (recorded by tests/helpers/set-up-time.ts) —
- * and the run's totals by kind. A markdown table, for docs/testing.md; the full rows go to a JSON file.
+ * and the run's totals by kind, then the CPU the run's processes used by kind (./process-cpu-sampler.ts).
+ * A markdown table, for docs/testing.md; the full rows go to a JSON file.
  */
 export default class ProfileReporter implements Reporter {
   private log = "";
   private started = 0;
+  private cpu: ReturnType<typeof startProcessCpuSampler> | undefined;
 
   onInit(): void {
     const dir = mkdtempSync(path.join(tmpdir(), "test-profile-"));
@@ -26,6 +29,7 @@ export default class ProfileReporter implements Reporter {
     // The workers and the run's set-up inherit it (they are forked from this process later).
     process.env.TEST_PROFILE_LOG = this.log;
     this.started = Date.now();
+    this.cpu = startProcessCpuSampler();
   }
 
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
@@ -78,8 +82,15 @@ export default class ProfileReporter implements Reporter {
         return into;
       }, {}))}`] : []),
     ];
+    const cpuByKind = this.cpu?.stop() ?? [];
+    lines.push(
+      "",
+      `CPU by process, whole run (${seconds(cpuByKind.reduce((sum, [, ms]) => sum + ms, 0))} s in all):`,
+      ...cpuByKind.map(([kind, ms]) => `  ${seconds(ms)} s  ${kind}`),
+      "",
+    );
     const json = path.join(path.dirname(this.log), "profile.json");
-    writeFileSync(json, JSON.stringify({ wallMs, testCount, files: [...rows.values()], setUp: entries }, null, 2));
+    writeFileSync(json, JSON.stringify({ wallMs, testCount, files: [...rows.values()], setUp: entries, cpuByKind }, null, 2));
     lines.push(`All rows: ${json}`, "");
     console.log(lines.join("\n"));
   }

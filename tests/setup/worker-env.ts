@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { Agent, setGlobalDispatcher } from "undici";
 import { afterAll, afterEach, inject } from "vitest";
 import { takeValidatedResponseCount } from "../helpers/api-contract";
+import { profileWorkerCpu } from "./worker-cpu-profile";
 
 declare module "vitest" {
   interface TaskMeta {
@@ -34,3 +35,6 @@ setGlobalDispatcher(new Agent({ keepAliveTimeout: 1000, keepAliveMaxTimeout: 100
 afterEach(({ task }) => {
   task.meta.validatedResponses = takeValidatedResponseCount();
 });
+
+// API_CPU_PROF=<directory>: a CPU profile of each api file's worker, after this set-up (docs/testing.md, "The test workers' CPU").
+if (process.env.API_CPU_PROF) await profileWorkerCpu(process.env.API_CPU_PROF, "api");
