@@ -1,9 +1,10 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditAccountMoney, describeDifference } from "@/scripts/audit/money";
-import { api, type ApiResponse, type Client, type Json } from "../helpers/api";
+import { api, type ApiPath, type ApiResponse, type Client, type Json } from "../helpers/api";
 import { arbSequence, CATALOGUE, couponTerms, priceTerms, runSequence, type BillingDriver, type CatalogueIds, type Outcome } from "../helpers/billing-sequences";
 import { newMerchant } from "../helpers/merchant";
+import { eventually } from "../helpers/receiver";
 
 /*
  * The billing sequences of tests/helpers/billing-sequences.ts (multi-line taxed invoices with
@@ -47,26 +48,36 @@ function outcome<T>(response: ApiResponse, value: (body: Json) => T): Outcome<T>
 }
 const nothing = () => null;
 
+/**
+ * Sends a verb again while the service answers it with a retryable problem, as that problem tells a
+ * client to: `invoice_locked` (409, `retryable: true`, "nothing was changed") when the app's own
+ * background work (an invoice falling overdue on the clock) holds the invoice. A run beside another
+ * one met it on a void. Not a refusal the model could agree with: the verb was not looked at.
+ */
+const RETRYABLE_FOR_MS = 60_000;
+const post = (path: ApiPath<"post">, body?: unknown) =>
+  eventually(() => sandbox.post(path, body), (response) => !(response.status === 409 && (response.body as { retryable?: unknown } | undefined)?.retryable === true), RETRYABLE_FOR_MS);
+
 const httpDriver: BillingDriver = {
   // Over HTTP the server's clock runs on; the model takes the instants the service recorded (a change request's proration_date).
   now: async () => new Date((await sandbox.get(`/${account}/test-clock`)).body.now as string),
-  createCustomer: async (currency) => (await sandbox.post("/customers", { email: "property@example.com", ...(currency === null ? {} : { currency }) })).body.id,
+  createCustomer: async (currency) => (await post("/customers", { email: "property@example.com", ...(currency === null ? {} : { currency }) })).body.id,
   charge: async (customer, currency, lines) => {
-    const draft = await sandbox.post("/invoices", { customer, currency, lines });
+    const draft = await post("/invoices", { customer, currency, lines });
     if (draft.status !== 201) return outcome(draft, nothing) as Outcome<never>;
-    return outcome(await sandbox.post(`/invoices/${draft.body.id}/finalize`), (body) => ({ id: body.id as string, lines: (body.lines as Json[]).map((line) => line.id as string) }));
+    return outcome(await post(`/invoices/${draft.body.id}/finalize`), (body) => ({ id: body.id as string, lines: (body.lines as Json[]).map((line) => line.id as string) }));
   },
-  pay: async (id, method) => outcome(await sandbox.post(`/invoices/${id}/pay`, method === "out_of_band" ? { paid_out_of_band: true } : { payment_method: method }), nothing),
-  refund: async (payment, amount) => outcome(await sandbox.post("/refunds", { payment, amount_atom: amount }), nothing),
-  creditNote: async (input) => outcome(await sandbox.post("/credit-notes", { ...input, reason: "order_change" }), (body) => ({ id: body.id as string })),
-  voidCreditNote: async (id) => outcome(await sandbox.post(`/credit-notes/${id}/void`), nothing),
-  voidInvoice: async (id) => outcome(await sandbox.post(`/invoices/${id}/void`), nothing),
-  adjust: async (customer, amount, currency) => outcome(await sandbox.post(`/customers/${customer}/balance-transactions`, { amount_atom: amount, currency, description: "Property" }), nothing),
-  applyCoupon: async (customer, coupon) => outcome(await sandbox.post(`/customers/${customer}/discount`, { coupon }), nothing),
-  setCurrency: async (customer, currency) => outcome(await sandbox.post(`/customers/${customer}`, { currency }), nothing),
+  pay: async (id, method) => outcome(await post(`/invoices/${id}/pay`, method === "out_of_band" ? { paid_out_of_band: true } : { payment_method: method }), nothing),
+  refund: async (payment, amount) => outcome(await post("/refunds", { payment, amount_atom: amount }), nothing),
+  creditNote: async (input) => outcome(await post("/credit-notes", { ...input, reason: "order_change" }), (body) => ({ id: body.id as string })),
+  voidCreditNote: async (id) => outcome(await post(`/credit-notes/${id}/void`), nothing),
+  voidInvoice: async (id) => outcome(await post(`/invoices/${id}/void`), nothing),
+  adjust: async (customer, amount, currency) => outcome(await post(`/customers/${customer}/balance-transactions`, { amount_atom: amount, currency, description: "Property" }), nothing),
+  applyCoupon: async (customer, coupon) => outcome(await post(`/customers/${customer}/discount`, { coupon }), nothing),
+  setCurrency: async (customer, currency) => outcome(await post(`/customers/${customer}`, { currency }), nothing),
   subscribe: async (customer, price, quantity, method, _metered, sendInvoice) =>
     outcome(
-      await sandbox.post("/subscriptions", {
+      await post("/subscriptions", {
         customer,
         items: [{ price, quantity }],
         default_payment_method: method,
@@ -80,27 +91,27 @@ const httpDriver: BillingDriver = {
     ),
   change: async (subscription, steps, options) => {
     const path = `/subscriptions/${subscription}/change-requests` as const;
-    const request = await sandbox.post(path, { steps, effective: options.effective, proration_behavior: options.behavior });
+    const request = await post(path, { steps, effective: options.effective, proration_behavior: options.behavior });
     if (request.status !== 201) return { ...(outcome(request, nothing) as { ok: false; refusal: string }), invoice: null, prorationDate: new Date() };
     const prorationDate = new Date(request.body.proration_date as string);
-    const applied = await sandbox.post(`${path}/${request.body.id}/apply`, { payment_method: options.method });
+    const applied = await post(`${path}/${request.body.id}/apply`, { payment_method: options.method });
     if (applied.status === 200 || applied.status === 201) return { ok: true, value: { invoice: (applied.body.invoice as string | null) ?? null, prorationDate } };
     const refused = outcome(applied, nothing) as { ok: false; refusal: string };
     // Cancelling the refused request voids its proration invoice.
-    const canceled = await sandbox.post(`${path}/${request.body.id}/cancel`, {});
+    const canceled = await post(`${path}/${request.body.id}/cancel`, {});
     expect(canceled.status, canceled.text).toBe(200);
     return { ...refused, invoice: (canceled.body.invoice as string | null) ?? null, prorationDate };
   },
   renew: async (subscription) => {
     const before = (await sandbox.get(`/subscriptions/${subscription}`)).body;
     const to = new Date(new Date(before.current_period_end as string).getTime() + 1_000).toISOString();
-    const advanced = await sandbox.post(`/${account}/test-clock/advance`, { to });
+    const advanced = await post(`/${account}/test-clock/advance`, { to });
     if (advanced.status !== 200) return outcome(advanced, nothing) as Outcome<never>;
     const after = (await sandbox.get(`/subscriptions/${subscription}`)).body;
     return { ok: true, value: { invoice: after.latest_invoice === before.latest_invoice ? null : (after.latest_invoice as string) } };
   },
   end: async (subscription) => {
-    const ended = await sandbox.post(`/subscriptions/${subscription}/cancel`, {});
+    const ended = await post(`/subscriptions/${subscription}/cancel`, {});
     expect(ended.status, ended.text).toBe(200);
   },
 };
