@@ -71,7 +71,7 @@ const CACHE_DIRECTORY = fileURLToPath(new URL("../../node_modules/.cache/billing
 const PROBLEM_KEY = "Problem";
 const problemSchema = { $ref: "#/components/schemas/Problem" };
 /** Ajv's options, part of the cache key: OpenAPI 3.1 schemas are JSON Schema 2020-12; `example` and other annotations are not keywords Ajv knows. */
-const AJV_OPTIONS = { strict: false, allErrors: true, discriminator: true } as const;
+const AJV_OPTIONS = { strict: false, allErrors: true, discriminator: true, inlineRefs: false } as const;
 
 /** Each validator's key and the schema it checks a body against. */
 function responseSchemas(document: OpenApiDocument): Map<string, object> {
@@ -91,7 +91,7 @@ function responseSchemas(document: OpenApiDocument): Map<string, object> {
 function compiledValidatorsPath(documentText: string): string {
   const require = createRequire(import.meta.url);
   const ajvVersion = (JSON.parse(readFileSync(require.resolve("ajv/package.json"), "utf8")) as { version: string }).version;
-  const key = createHash("sha256").update(documentText).update(`ajv ${ajvVersion} ${JSON.stringify(AJV_OPTIONS)} inlineRefs false, event discriminators`).digest("hex").slice(0, 16);
+  const key = createHash("sha256").update(documentText).update(`ajv ${ajvVersion} ${JSON.stringify(AJV_OPTIONS)} event discriminators`).digest("hex").slice(0, 16);
   return path.join(CACHE_DIRECTORY, `api-contract-${key}.cjs`);
 }
 
@@ -130,7 +130,7 @@ function withEventDiscriminators(components: { schemas: Record<string, SchemaObj
  * each leave a whole file.
  */
 function writeCompiledValidators(document: OpenApiDocument, file: string): void {
-  const ajv = new Ajv2020({ ...AJV_OPTIONS, inlineRefs: false, code: { source: true } });
+  const ajv = new Ajv2020({ ...AJV_OPTIONS, code: { source: true } });
   addFormats(ajv);
   ajv.addSchema({ $id: DOCUMENT_ID, components: absoluteRefs(withEventDiscriminators(document.components)) });
   const keys: Record<string, string> = {};
@@ -147,8 +147,7 @@ function writeCompiledValidators(document: OpenApiDocument, file: string): void 
 }
 
 /** The document's validators, compiled on the first use of a version of the document and loaded from the cache after. */
-export function prepareContractValidators(): { file: string; compiled: boolean } {
-  const documentText = readFileSync(DOCUMENT_PATH, "utf8");
+export function prepareContractValidators(documentText = readFileSync(DOCUMENT_PATH, "utf8")): { file: string; compiled: boolean } {
   const file = compiledValidatorsPath(documentText);
   if (existsSync(file)) return { file, compiled: false };
   writeCompiledValidators(JSON.parse(documentText) as OpenApiDocument, file);
@@ -156,8 +155,9 @@ export function prepareContractValidators(): { file: string; compiled: boolean }
 }
 
 function loadContract(): Contract {
-  const document = JSON.parse(readFileSync(DOCUMENT_PATH, "utf8")) as OpenApiDocument;
-  const { file } = prepareContractValidators();
+  const documentText = readFileSync(DOCUMENT_PATH, "utf8");
+  const document = JSON.parse(documentText) as OpenApiDocument;
+  const { file } = prepareContractValidators(documentText);
   const compiled = createRequire(import.meta.url)(file) as { keys: Record<string, string> } & Record<string, ValidateFunction>;
   const validators = new Map(Object.entries(compiled.keys).map(([key, exportName]) => [key, compiled[exportName]!]));
   const match = compilePathMatcher(Object.entries(document.paths));

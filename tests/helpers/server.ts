@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { apiRoot } from "./api-client";
+import { procStat } from "./proc-stat";
 import { recordSetUpTime } from "./set-up-time";
 
 export const PROJECT_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
@@ -30,9 +30,7 @@ export async function freePort(): Promise<number> {
 
 /** CPU time (user + system, ms) a process has used so far: a figure that survives a loaded machine. */
 export function processCpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  return procStat(pid).cpuMs;
 }
 
 export type RunningApp = {

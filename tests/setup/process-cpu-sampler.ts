@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { procStat } from "../helpers/proc-stat";
 
 /**
  * The CPU a test run spends, by kind of process: the test workers, the apps they start, PostgreSQL,
@@ -14,8 +15,6 @@ import { readdirSync, readFileSync } from "node:fs";
  */
 
 const SAMPLE_EVERY_MS = 500;
-/** Clock ticks per second of /proc's utime and stime (USER_HZ: 100 on Linux). */
-const TICKS_PER_SECOND = 100;
 
 type ProcessReading = { kind: string; startCpuMs: number; cpuMs: number };
 
@@ -36,10 +35,10 @@ function kindOf(pid: number, command: string, parentOf: (pid: number) => number 
   return "other processes of the run";
 }
 
-function readStat(pid: string): { parent: number; cpuMs: number } | undefined {
+/** procStat, or undefined for a process that ended meanwhile. */
+function readStat(pid: string): ReturnType<typeof procStat> | undefined {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return { parent: Number(fields[1]), cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND };
+    return procStat(Number(pid));
   } catch {
     return undefined;
   }
