@@ -39,12 +39,19 @@ export function installHttpGuard(options: { trustProxy: boolean }): void {
     if (answeredMalformed(request, response)) return true;
     passContentEncoding(response);
     if (refusedCrossSiteAction(request, response)) return true;
-    const pass = () => passWithinLimit(request, response, () => Reflect.apply(emit, this, [event, ...args]) as boolean);
-    if (!isCapabilityPage(splitOnce(request.url ?? "/", "?")[0])) return pass();
-    void limitedPage(request, response).then((refused) => {
-      if (!refused) pass();
+    const toNext = () => Reflect.apply(emit, this, [event, ...args]) as boolean;
+    if (!isCapabilityPage(splitOnce(request.url ?? "/", "?")[0])) return passWithinLimit(request, response, toNext);
+    // The body is held from this instant, before the page's count is awaited: the HTTP parser
+    // pushes a body that came in the headers' packet right after this event returns, and a hold
+    // set up after an await would wait for an end already pushed (the request never reached
+    // Next.js: a checkout's Pay hung on a fresh or busy server).
+    const counted = limitedPage(request, response);
+    return passWithinLimit(request, response, () => {
+      void counted.then((refused) => {
+        if (!refused) toNext();
+      });
+      return true;
     });
-    return true;
   } as Server["emit"];
 }
 
@@ -96,6 +103,8 @@ async function limitedPage(request: IncomingMessage, response: ServerResponse): 
     return false;
   }
   if (decision.allowed) return false;
+  // The body went over its cap meanwhile and was answered 413.
+  if (response.headersSent) return true;
   const path = splitOnce(request.url ?? "/", "?")[0];
   const headers = new Headers();
   setRateLimitHeaders(headers, decision);
@@ -146,6 +155,8 @@ function closeUnread(request: IncomingMessage): void {
 
 /** Answers here, before Next.js: a problem body under /api, a plain page elsewhere; the connection closes. */
 function answer(request: IncomingMessage, response: ServerResponse, error: ServiceError, instance: string): void {
+  // A capability page's 429 went first (its count is read while the body arrives): read no more.
+  if (response.headersSent) return closeUnread(request);
   const requestId = newId("request");
   const path = splitOnce(request.url ?? "/", "?")[0];
   const problem = problemBody(error, requestId, instance);

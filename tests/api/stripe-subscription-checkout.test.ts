@@ -41,9 +41,7 @@ type Merchant = Awaited<ReturnType<typeof stripeMerchant>>;
 /** The hosted page's Pay: its server action (the session id bound, the email typed), as the page's form calls it. */
 async function pay(sessionId: string, email: string) {
   const origin = portalOrigin();
-  // The customer has the page open before Pay (as a browser does). Posting the action to a page
-  // this server has not rendered yet hung here (no answer in 20 s), the way docs/payments.md
-  // reported for the payment-mode action; after a render it answers at once.
+  // The customer has the page open before Pay, as a browser does.
   const page = await fetch(`${origin}/checkout/${sessionId}`);
   expect(page.status).toBe(200);
   expect(await page.text()).toContain('data-testid="payment-element"');
