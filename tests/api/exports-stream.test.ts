@@ -36,8 +36,15 @@ beforeAll(async () => {
   await loadSyntheticEvents(sql, { accountId: database.accountId, events: ROWS });
   // A heap of 192 MB: an export that kept its rows (1 M events are about 400 MB of NDJSON) could
   // not finish in it. Left to itself V8 lets a busy heap grow lazily (docs/performance.md).
-  process.env.APP_NODE_ARGS = `${process.env.APP_NODE_ARGS ?? ""} --max-old-space-size=${HEAP_MB}`;
-  app = await startApp({ DATABASE_URL: database.url });
+  // Only this file's app: the worker goes on to other files' apps after it.
+  const nodeArgs = process.env.APP_NODE_ARGS;
+  process.env.APP_NODE_ARGS = `${nodeArgs ?? ""} --max-old-space-size=${HEAP_MB}`;
+  try {
+    app = await startApp({ DATABASE_URL: database.url });
+  } finally {
+    if (nodeArgs === undefined) delete process.env.APP_NODE_ARGS;
+    else process.env.APP_NODE_ARGS = nodeArgs;
+  }
 }, 600_000);
 
 afterAll(async () => {

@@ -1,26 +1,36 @@
 import { InngestTestEngine } from "@inngest/test";
 import { asc, eq, TransactionRollbackError } from "drizzle-orm";
 import { NextRequest } from "next/server";
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { getDb, type Transaction } from "@/db/client";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import type { Transaction } from "@/db/client";
 import { deliveryAttempts, eventDeliveries, webhookEndpoints } from "@/db/schema";
-import { deliveryRequested } from "@/inngest/client";
-import { deliverWebhook } from "@/inngest/functions/deliver-webhook";
-import { sweepDeliveries } from "@/inngest/functions/sweep-deliveries";
-import { newId } from "@/lib/ids";
-import { attemptDelivery } from "@/lib/webhooks/attempt";
-import { findOverdueDeliveries, OVERDUE_AFTER_MS, type OverduePage } from "@/lib/webhooks/overdue";
-import { RETRY_SCHEDULE, retryDelays } from "@/lib/webhooks/schedule";
-import { encryptSecret, generateSigningSecret } from "@/lib/secrets";
+import type { OverduePage } from "@/lib/webhooks/overdue";
 import { newMerchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
 import { Receiver } from "../helpers/receiver";
 
 // The global setup shortens the schedule for the app's own driver (WEBHOOK_RETRY_DELAYS). These
-// attempts run in this worker, whose config() has not read the environment yet: unset the
-// override so the function is tested with the spec's schedule itself. Sleeps are mocked, so the
-// 24 hours cost nothing.
+// attempts run in this worker: unset the override so the function is tested with the spec's
+// schedule itself, in a module graph of this file's own whose config() reads the environment so
+// (the files before it in this worker may have read it already). Sleeps are mocked, so the 24
+// hours cost nothing. The files after it get a fresh graph again, with the environment as it was.
 vi.stubEnv("WEBHOOK_RETRY_DELAYS", "");
+vi.resetModules();
+const { getDb } = await import("@/db/client");
+const { deliveryRequested } = await import("@/inngest/client");
+const { deliverWebhook } = await import("@/inngest/functions/deliver-webhook");
+const { sweepDeliveries } = await import("@/inngest/functions/sweep-deliveries");
+const { newId } = await import("@/lib/ids");
+const { attemptDelivery } = await import("@/lib/webhooks/attempt");
+const { findOverdueDeliveries, OVERDUE_AFTER_MS } = await import("@/lib/webhooks/overdue");
+const { RETRY_SCHEDULE, retryDelays } = await import("@/lib/webhooks/schedule");
+const { encryptSecret, generateSigningSecret } = await import("@/lib/secrets");
+// Its commits announce deliveries as the server's do (tests/setup/worker-env.ts wired the graph it loaded).
+(await import("@/lib/server/wiring")).wire();
+afterAll(() => {
+  vi.unstubAllEnvs();
+  vi.resetModules();
+});
 
 const SPEC_SLEEPS = ["1m", "5m", "30m", "2h", "24h"];
 const HOUR_MS = 3_600_000;

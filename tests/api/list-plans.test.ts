@@ -42,7 +42,11 @@ import { newMerchant } from "../helpers/merchant";
 const recorded: { query: string; params: unknown[] }[] = [];
 const client = postgres(inject("databaseUrl"), { max: 4, onnotice: () => {} });
 const db = drizzle(client, { schema, logger: { logQuery: (query, params) => recorded.push({ query, params }) } });
-(globalThis as Record<symbol, unknown>)[Symbol.for("billing-service.db")] = Promise.resolve({
+const HANDLE = Symbol.for("billing-service.db");
+const store = globalThis as Record<symbol, unknown>;
+// The handle lib/ had before this file: put back when it ends, for the files after it in this worker.
+const before = store[HANDLE];
+store[HANDLE] = Promise.resolve({
   kind: "postgres",
   db,
   close: () => client.end({ timeout: 5 }),
@@ -70,6 +74,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (before === undefined) delete store[HANDLE];
+  else store[HANDLE] = before;
   await client.end({ timeout: 5 });
 });
 
