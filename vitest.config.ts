@@ -93,6 +93,12 @@ export default defineConfig({
           // busy (vitest's default on 2 cores is one file at a time). The unit, contract and embedded
           // projects share its group and workers: MAIN_GROUP.
           maxWorkers: API_WORKERS,
+          // One module graph per worker for all the files it runs, not one per file: loading lib/
+          // into a file's new graph cost about 1 s of CPU, and 133 files spent more CPU starting than
+          // the app they test (docs/testing.md, "The test workers' CPU"). So a file leaves the
+          // graph as it found it: what it stubs or replaces (the environment, lib/'s database
+          // handle) it puts back in its afterAll.
+          isolate: false,
           sequence: { groupOrder: MAIN_GROUP },
           include: ["tests/api/**/*.test.ts"],
           // The process guard first: the app it starts inherits the run's mark (tests/setup/process-guard.ts).
