@@ -10,6 +10,7 @@ import postgres from "postgres";
 import { config } from "@/lib/config";
 import { log, safeError } from "@/lib/log";
 import { ambientTransaction } from "./ambient";
+import { endExportReader, exportReader } from "./export-reader";
 import { discardTemplate, restoreTemplate } from "./embedded-template";
 import { guardBegin } from "./begin-guard";
 import { boundQueueWait } from "./queue-bound";
@@ -26,7 +27,7 @@ export const MIGRATIONS_FOLDER = path.join(/*turbopackIgnore: true*/ process.cwd
 
 /** See docs/security.md ("No database"). Every wait on the database is bounded by one of these. */
 /** Each pool's application_name, seen in pg_stat_activity: an operator (or a test) tells the service's connections apart. */
-export const POOL_NAMES = { api: "billing-service api", webhooks: "billing-service webhooks" } as const;
+export const POOL_NAMES = { api: "billing-service api", webhooks: "billing-service webhooks", exports: "billing-service exports" } as const;
 
 export const DATABASE_TIMEOUTS = {
   connectSeconds: 5,
@@ -188,6 +189,7 @@ export async function closeDb(): Promise<void> {
   const store = globalThis as GlobalWithHandle;
   const current = store[HANDLE];
   delete store[HANDLE];
+  await endExportReader();
   if (current) await (await current).close();
 }
 
@@ -196,19 +198,31 @@ const dialect = new PgDialect();
 /**
  * The first row of `query`, each column as the bytes the database sent (null for NULL), for text
  * the app only passes on (an export's batch, megabytes): no JS string is made of it, and none
- * made into bytes again, so nothing of it reaches V8's heap (docs/performance.md, "Exports").
- * PostgreSQL: postgres.js's `.raw()` on the pool; embedded (or inside an ambient transaction): the
- * row's values as text, encoded.
+ * made into bytes again. Each column is a buffer of its own, held by nothing else (an export
+ * releases it once written). PostgreSQL: read by the export reader's thread (db/export-reader.ts),
+ * so the bytes never were the server thread's socket reads (docs/performance.md, "Exports");
+ * embedded (or inside an ambient transaction): the row's values as text, encoded.
  */
 export async function firstRowBytes(query: SQL): Promise<(Buffer | null)[] | undefined> {
   const current = await handle();
   if (current.client && !ambientTransaction()) {
     const { sql: text, params } = dialect.sqlToQuery(query);
-    const rows = await current.client.unsafe(text, params as postgres.ParameterOrJSON<never>[]).raw();
-    // Typed Buffer[], but a NULL column is null.
-    return rows[0] as (Buffer | null)[] | undefined;
+    const { databaseUrl, database } = config();
+    const t = DATABASE_TIMEOUTS;
+    const reader = exportReader({
+      url: databaseUrl!,
+      pooled: database.pooled,
+      applicationName: POOL_NAMES.exports,
+      connectSeconds: t.connectSeconds,
+      idleSeconds: t.idleSeconds,
+      connection: database.pooled ? {} : { statement_timeout: t.statementMs, idle_in_transaction_session_timeout: t.idleInTransactionMs },
+      batchWaitMs: t.hardMs,
+    });
+    const row = await reader.firstRow(text, params);
+    return row?.map((column) => (column === null ? null : Buffer.from(column.buffer)));
   }
   const result: unknown = await (await getDb()).execute(query);
   const [row] = (Array.isArray(result) ? result : (result as { rows: Record<string, unknown>[] }).rows) as Record<string, unknown>[];
-  return row && Object.values(row).map((value) => (value === null || value === undefined ? null : Buffer.from(String(value))));
+  // TextEncoder's bytes are a buffer of their own (Buffer.from(text) may slice a shared pool).
+  return row && Object.values(row).map((value) => (value === null || value === undefined ? null : Buffer.from(new TextEncoder().encode(String(value)).buffer)));
 }

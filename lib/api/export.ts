@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { ServiceContext } from "@/lib/context";
 import { log, safeError } from "@/lib/log";
 import { handle, type OperationHandler } from "./handler";
-import { EXPORT_FORMATS, ExportBody, type ExportFormat } from "./export-body";
+import { EXPORT_FORMATS, ExportBody, releaseOnceWritten, type ExportFormat } from "./export-body";
 import { defineOperation, type Operation } from "./operation";
 
 export { EXPORT_FORMATS, ExportBody, type ExportFormat };
@@ -126,7 +126,11 @@ function nextKey<T>(batch: ExportBatch<T>): string | undefined {
   return last?.id;
 }
 
-/** A batch of an export already encoded: its bytes, how many items it holds, and where the next starts (none: the last). */
+/**
+ * A batch of an export already encoded: its bytes, how many items it holds, and where the next
+ * starts (none: the last). The bytes are the batch's own, held by nothing else: the stream
+ * releases their memory once the socket has written them (releaseOnceWritten).
+ */
 export type EncodedBatch = { bytes: Uint8Array; rows: number; after: string | undefined };
 
 /** A batch's bytes as the stream sends them. */
@@ -187,7 +191,7 @@ async function exportStream(
             if (!cancelled) controller.close();
             return;
           }
-          if (current.bytes.length > 0) controller.enqueue(current.bytes);
+          if (current.bytes.length > 0) controller.enqueue(releaseOnceWritten(current.bytes));
           sent += current.rows;
           if (current.after === undefined) {
             done = true;

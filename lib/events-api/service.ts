@@ -99,17 +99,20 @@ export type EventText = { bytes: Buffer; rows: number; after: string | undefined
  * The events CSV's cells by column name (the columns themselves are declared once, beside the
  * export operation): each becomes a column of the batch's subquery, so a JSON column is turned
  * into text once a row. `number` cells are digits only (never quoted nor formula-escaped, as
- * csv-stringify leaves numbers).
+ * csv-stringify leaves numbers); `plain` cells are written by the service alone in an alphabet
+ * without quotes, commas, line breaks or a formula's first character (its ids, the catalogue's
+ * names, ISO times), so they are not tested for either: two regular expressions a cell less for
+ * PostgreSQL, which writes the CSV of 50,000 events a second. Any text a client can choose is `text`.
  */
-const EVENT_CSV_CELLS: Record<string, { value: SQL | AnyColumn; kind: "text" | "number" }> = {
-  id: { value: events.id, kind: "text" },
-  type: { value: events.type, kind: "text" },
-  created: { value: sql`to_char(${events.created} at time zone 'UTC', ${sql.raw(`'${ISO_MS}'`)})`, kind: "text" },
-  aggregate_type: { value: events.aggregateType, kind: "text" },
+const EVENT_CSV_CELLS: Record<string, { value: SQL | AnyColumn; kind: "text" | "number" | "plain" }> = {
+  id: { value: events.id, kind: "plain" },
+  type: { value: events.type, kind: "plain" },
+  created: { value: sql`to_char(${events.created} at time zone 'UTC', ${sql.raw(`'${ISO_MS}'`)})`, kind: "plain" },
+  aggregate_type: { value: events.aggregateType, kind: "plain" },
   aggregate_id: { value: events.aggregateId, kind: "text" },
   sequence: { value: sql`${events.sequence}::text`, kind: "number" },
   version: { value: sql`${events.version}::text`, kind: "number" },
-  actor_type: { value: sql`${events.actorType}::text`, kind: "text" },
+  actor_type: { value: sql`${events.actorType}::text`, kind: "plain" },
   actor_id: { value: events.actorId, kind: "text" },
   request_id: { value: events.requestId, kind: "text" },
   correlation_id: { value: events.correlationId, kind: "text" },
@@ -175,7 +178,7 @@ export async function exportEventText({
     // The subquery names its cells c0, c1, …; its LIMIT keeps it a subquery, so each is computed once.
     selected = sql.join(cells.map((cell) => sql`${cell.value} as ${cell.column}`), sql`, `);
     record = sql.join(
-      cells.map((cell) => (cell.kind === "number" ? sql`coalesce(${cell.column}, '')` : csvCell(sql`${cell.column}`))),
+      cells.map((cell) => (cell.kind === "text" ? csvCell(sql`${cell.column}`) : sql`coalesce(${cell.column}, '')`)),
       sql` || ',' || `,
     );
   }

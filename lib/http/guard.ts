@@ -1,5 +1,5 @@
 import { Server, type IncomingMessage, type ServerResponse } from "node:http";
-import { CONTENT_ENCODING_HEADER } from "@/lib/api/export-body";
+import { CONTENT_ENCODING_HEADER, release, takeReleasable } from "@/lib/api/export-body";
 import { bodyLimit } from "@/lib/api/limits";
 import { problemBody } from "@/lib/api/problem";
 import type { Decision } from "@/lib/api/rate-limit";
@@ -38,6 +38,7 @@ export function installHttpGuard(options: { trustProxy: boolean }): void {
     }
     if (answeredMalformed(request, response)) return true;
     passContentEncoding(response);
+    releaseWrittenChunks(response);
     if (refusedCrossSiteAction(request, response)) return true;
     const toNext = () => Reflect.apply(emit, this, [event, ...args]) as boolean;
     if (!isCapabilityPage(splitOnce(request.url ?? "/", "?")[0])) return passWithinLimit(request, response, toNext);
@@ -73,6 +74,27 @@ function passContentEncoding(response: ServerResponse): void {
       ? (Reflect.apply(setHeader, this, ["Content-Encoding", value]) as ServerResponse)
       : (Reflect.apply(appendHeader, this, [name, value]) as ServerResponse);
   };
+}
+
+/**
+ * An export's chunks (releasableCopy, lib/api/export-body.ts) are released once the socket has
+ * written them: the write's callback comes after the kernel took the bytes.
+ */
+function releaseWrittenChunks(response: ServerResponse): void {
+  const { write } = response;
+  response.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
+    if (!takeReleasable(chunk)) return Reflect.apply(write, this, [chunk, ...rest]) as boolean;
+    const callback = rest.findLast((arg) => typeof arg === "function") as ((error?: Error | null) => void) | undefined;
+    const encoding = rest.find((arg) => typeof arg === "string");
+    return Reflect.apply(write, this, [
+      chunk,
+      encoding,
+      (error?: Error | null) => {
+        release(chunk);
+        callback?.(error);
+      },
+    ]) as boolean;
+  } as ServerResponse["write"];
 }
 
 function isApiPath(path: string): boolean {

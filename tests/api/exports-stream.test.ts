@@ -4,6 +4,7 @@ import { createGunzip } from "node:zlib";
 import { parse } from "csv-parse";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { POOL_NAMES } from "@/db/client";
 import { loadSyntheticEvents } from "@/db/synthetic-events";
 import { isolatedDatabase } from "../helpers/isolated-database";
 import { peakResidentBytes, residentBytes } from "../helpers/memory";
@@ -65,12 +66,18 @@ function openExport(query: string, headers: Record<string, string> = {}): Promis
   });
 }
 
+/**
+ * A batch's query (exportEventText), by words near its start: pg_stat_activity keeps only a
+ * query's first 1,024 bytes (track_activity_query_size), and its `from "events"` comes after them.
+ */
+const BATCH_QUERY = "%as last_created%";
+
 /** The app's sessions running or last running an events batch: how many run now, and when the last one started. */
 async function exportQueries(): Promise<{ active: number; last: string | null }> {
   const [row] = await sql<{ active: number; last: Date | null }[]>`
     select (count(*) filter (where state = 'active'))::int as active, max(query_start) as last
     from pg_stat_activity
-    where datname = current_database() and pid <> pg_backend_pid() and query ilike '%from "events"%order by%'`;
+    where datname = current_database() and pid <> pg_backend_pid() and query like ${BATCH_QUERY}`;
   return { active: row!.active, last: row!.last?.toISOString() ?? null };
 }
 
@@ -145,6 +152,12 @@ describe("a 1,000,000-event export", () => {
     response.pause();
     // The server fills the socket's buffers, then reads no more batches.
     const paused = await queriesStopped();
+    expect(paused.last).not.toBeNull();
+    // Its batches were read by the export reader's own pool (db/export-reader.ts), not the API's.
+    const readers = await sql<{ name: string }[]>`
+      select distinct application_name as name from pg_stat_activity
+      where datname = current_database() and pid <> pg_backend_pid() and query like ${BATCH_QUERY}`;
+    expect(readers.map(({ name }) => name)).toEqual([POOL_NAMES.exports]);
     const memory = residentBytes(app.pid);
     // Over a further second and a half: still no batch read, no memory taken.
     for (let i = 0; i < 5; i++) {

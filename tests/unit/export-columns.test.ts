@@ -2,6 +2,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { csvHeader, csvText, type ExportColumns } from "@/lib/api/export";
+import { actorTypeEnum } from "@/db/schema/events";
+import { AGGREGATE_TYPES, EVENT_TYPES } from "@/lib/events/catalogue";
 import { API_OPERATIONS } from "@/lib/server/operations-index";
 import { PROJECT_ROOT } from "../helpers/server";
 
@@ -34,5 +36,17 @@ describe("export columns", () => {
     expect(csvText([["a", 'say "hi"', "x,y", "two\nlines", "=1+1", "+1", "-x", "@a", "\tt", "\rr", -5, true, false, null]])).toBe(
       'a,"say ""hi""","x,y","two\nlines",\'=1+1,\'+1,\'-x,\'@a,\'\tt,"\'\rr",-5,true,false,\r\n',
     );
+  });
+});
+
+const ACTOR_TYPES = actorTypeEnum.enumValues;
+
+describe("the events CSV's plain cells (lib/events-api/service.ts)", () => {
+  it("every event type and aggregate type is in the alphabet that needs neither quoting nor a formula's escape", () => {
+    // The database writes these cells as they are: csv-stringify would leave each unchanged.
+    for (const name of [...EVENT_TYPES, ...AGGREGATE_TYPES, ...ACTOR_TYPES]) {
+      expect(name).toMatch(/^[a-z][a-z0-9_.]*$/);
+      expect(csvText([[name]])).toBe(`${name}\r\n`);
+    }
   });
 });
