@@ -11,13 +11,13 @@ import { Worker } from "node:worker_threads";
  * every request in flight, dozens of times per million exported rows. Read here, those bytes
  * belong to the worker's own heap, collected on its own thread; the server's thread receives each
  * batch as one transferred buffer, which the HTTP guard releases once the socket has written it
- * (releasableCopy, lib/api/export-body.ts).
+ * (releaseOnceWritten, lib/api/export-body.ts).
  *
  * The worker's pool is small (two connections, for two exports at once) and opened on the first
  * export. It connects as the API's pool does: the same URL (postgres.js negotiates the URL's TLS
  * itself), the same statement limits, prepared statements only without a transaction pooler. The
  * socket watchdog (db/watchdog.ts) does not run in it: a batch that waits longer than
- * BATCH_WAIT_MS is answered as a database failure instead.
+ * `batchWaitMs` (DATABASE_TIMEOUTS.hardMs) fails as the database being unavailable instead.
  */
 
 /** One row's columns, each its bytes (null for NULL), the buffers the worker transferred. */
@@ -74,7 +74,7 @@ parentPort.on("message", async ({ id, text, params }) => {
 });
 `;
 
-/** The worker allocates little on its heap (a batch's bytes are external): a young generation of 1 MB keeps its RSS small. */
+/** The worker's heap holds little (a batch's bytes are external memory): a young generation of 1 MB keeps it small. */
 const WORKER_YOUNG_GENERATION_MB = 1;
 
 type Pending = { resolve: (row: RowBytes | undefined) => void; reject: (error: Error) => void; timer: NodeJS.Timeout };
@@ -93,8 +93,6 @@ class ExportReader {
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: { root: process.cwd(), options: { ...options, batchWaitMs: undefined } },
-      // A young generation of a few megabytes: the batches it reads die young, and collected often
-      // their bytes (external memory) stay a few batches, not tens of megabytes, of the RSS.
       resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
     });
     // The server may exit with the worker idle: its pool's sockets do not hold the process.

@@ -66,7 +66,6 @@ export function acceptsGzip(request: Request): boolean {
   });
 }
 
-
 /**
  * Chunks of an export whose memory is released as soon as the socket has written them
  * (releaseWrittenChunks, from the HTTP guard), not when a garbage collection finds them.
