@@ -184,7 +184,12 @@ async function runServer(mode: "start" | "dev", env: Record<string, string | und
       if (child.exitCode === null) {
         child.kill("SIGTERM");
         await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS))]);
-        if (child.exitCode === null) child.kill("SIGKILL");
+        // Past the grace, killed, and waited for: a stop that returned before the process was gone
+        // left it to the leftovers check (tests/setup/stop-leftovers.ts), which reported it as a leak.
+        if (child.exitCode === null && child.signalCode === null) {
+          child.kill("SIGKILL");
+          await exited;
+        }
       }
     },
   };
