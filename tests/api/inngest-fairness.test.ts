@@ -7,7 +7,7 @@ import { deliveryRequested, inngest, throttleKeyOf } from "@/inngest/client";
 import { deliverWebhook, INNGEST_ENDPOINT_CONCURRENCY } from "@/inngest/functions/deliver-webhook";
 import { inngestJobs } from "@/lib/jobs/inngest";
 import { newMerchant } from "../helpers/merchant";
-import { Receiver } from "../helpers/receiver";
+import { eventually, Receiver } from "../helpers/receiver";
 
 type RegisteredConfig = { concurrency?: unknown; throttle?: unknown };
 /** What the app registers with Inngest for the function (the serve route's payload). */
@@ -78,6 +78,12 @@ describe("deliver-webhook fairness (Inngest mode)", () => {
       // And the function run on such an event attempts that delivery (already delivered by the
       // app's embedded driver by now, or claimed: either way never sent twice for attempt 1).
       await receiver.waitFor(2, 10_000);
+      // Received is not yet recorded: until the app has written the attempt's outcome, the delivery
+      // is leased and the function would skip it as `not_due` (seen once on a quiet machine).
+      await eventually(
+        async () => (await db.select({ dueAt: eventDeliveries.dueAt }).from(eventDeliveries).where(eq(eventDeliveries.id, pacedDelivery)))[0]?.dueAt,
+        (dueAt) => dueAt === null,
+      );
       const run = await new InngestTestEngine({
         function: deliverWebhook,
         events: [{ name: deliveryRequested.name, data: byEndpoint.get(paced.body.id)!.data }],
