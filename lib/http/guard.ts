@@ -38,10 +38,12 @@ export function installHttpGuard(options: { trustProxy: boolean }): void {
     }
     if (answeredMalformed(request, response)) return true;
     passContentEncoding(response);
-    releaseWrittenChunks(response);
+    const path = splitOnce(request.url ?? "/", "?")[0];
+    // Only an export's answer has chunks to release (every export operation's path ends so).
+    if (path.endsWith("/export")) releaseWrittenChunks(response);
     if (refusedCrossSiteAction(request, response)) return true;
     const toNext = () => Reflect.apply(emit, this, [event, ...args]) as boolean;
-    if (!isCapabilityPage(splitOnce(request.url ?? "/", "?")[0])) return passWithinLimit(request, response, toNext);
+    if (!isCapabilityPage(path)) return passWithinLimit(request, response, toNext);
     // The body is held from this instant, before the page's count is awaited: the HTTP parser
     // pushes a body that came in the headers' packet right after this event returns, and a hold
     // set up after an await would wait for an end already pushed (the request never reached

@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { gunzipSync } from "node:zlib";
 import { csvHeader, csvText, type ExportColumns } from "@/lib/api/export";
+import { gzipped, releaseOnceWritten } from "@/lib/api/export-body";
 import { actorTypeEnum } from "@/db/schema/events";
 import { AGGREGATE_TYPES, EVENT_TYPES } from "@/lib/events/catalogue";
 import { API_OPERATIONS } from "@/lib/server/operations-index";
@@ -48,5 +50,22 @@ describe("the events CSV's plain cells (lib/events-api/service.ts)", () => {
       expect(name).toMatch(/^[a-z][a-z0-9_.]*$/);
       expect(csvText([[name]])).toBe(`${name}\r\n`);
     }
+  });
+});
+
+describe("an export's gzip (lib/api/export-body.ts)", () => {
+  it("releases each marked chunk once the gzip has consumed it, and the body is whole", async () => {
+    const chunks = [Buffer.from(new TextEncoder().encode("a,b\r\n".repeat(10_000)).buffer), Buffer.from(new TextEncoder().encode("c,d\r\n".repeat(10_000)).buffer)];
+    const marked = chunks.map((chunk) => releaseOnceWritten(chunk));
+    const source = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of marked) controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+    const body = Buffer.from(await new Response(gzipped(source)).arrayBuffer());
+    expect(gunzipSync(body).toString()).toBe("a,b\r\n".repeat(10_000) + "c,d\r\n".repeat(10_000));
+    // Released: their memory detached, not left for a collection.
+    for (const chunk of marked) expect((chunk.buffer as ArrayBuffer).detached).toBe(true);
   });
 });
