@@ -54,6 +54,11 @@ const nextConfig: NextConfig = {
   // a fresh clone's first page comes 1.5–3 s sooner (docs/performance.md; docs/rules/operations.md, "Embedded database template").
   serverExternalPackages: ["@electric-sql/pglite", "postgres", "rate-limiter-flexible", "drizzle-orm", "zod", "pdfkit"],
   poweredByHeader: false,
+  // `npm test` type-checks the whole tree, the route types of `next typegen` included, with tsgo
+  // (`npm run typecheck:routes`) just before it builds, and says so (BUILD_TYPES_CHECKED=1): the
+  // build's own check (JavaScript tsc over the same tsconfig) would be a second full check, about a
+  // minute of CPU (docs/testing.md, "Before the tests"). Every other build checks its types.
+  typescript: { ignoreBuildErrors: process.env.BUILD_TYPES_CHECKED === "1" },
   // MAX_BODY_BYTES (lib/api/limits.ts), which the HTTP guard enforces before Next.js reads a body.
   experimental: {
     serverActions: { bodySizeLimit: "1mb" },

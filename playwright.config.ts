@@ -25,7 +25,11 @@ export default defineConfig({
     baseURL: process.env.E2E_BASE_URL,
     // A protected Vercel preview: "Protection Bypass for Automation" (fixtures.ts sends it on API calls too).
     extraHTTPHeaders: bypassHeaders(),
-    trace: "retain-on-failure",
+    // A failed test keeps its trace: actions, network, console and the DOM at each step. Without the
+    // screencast (a JPEG stream from the browser for every test, kept only for the failed ones): it
+    // was a sixth of the suite's time (docs/testing.md, "The browser tests"). The failure's own
+    // screenshot below is still taken.
+    trace: { mode: "retain-on-failure", screenshots: false },
     screenshot: "only-on-failure",
     browserName: "chromium",
     launchOptions: {

@@ -13,6 +13,7 @@ import { ambientTransaction } from "./ambient";
 import { endExportReader, exportReader } from "./export-reader";
 import { discardTemplate, restoreTemplate } from "./embedded-template";
 import { guardBegin } from "./begin-guard";
+import { prepareStatements } from "./prepared";
 import { boundQueueWait } from "./queue-bound";
 import { SocketWatchdog } from "./watchdog";
 import * as schema from "./schema";
@@ -95,10 +96,15 @@ export function postgresClient(
             application_name: applicationName,
             statement_timeout: DATABASE_TIMEOUTS.statementMs,
             idle_in_transaction_session_timeout: DATABASE_TIMEOUTS.idleInTransactionMs,
+            // Statements are prepared (db/prepared.ts) to save parsing, and each run is still
+            // planned for its parameters, as an unprepared one was: a generic plan could not know
+            // how an account's rows are spread (the events' filters, the usage partitions).
+            plan_cache_mode: "force_custom_plan",
             ...options.connection,
           },
         }),
   });
+  if (!pooled) prepareStatements(client);
   boundQueueWait(client, DATABASE_TIMEOUTS.queueMs);
   guardBegin(client);
   return client;

@@ -1,5 +1,4 @@
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
-import postgres from "postgres";
 import { databaseKind, getDb, POOL_NAMES, postgresClient, type Database } from "@/db/client";
 import { config } from "@/lib/config";
 import * as schema from "@/db/schema";
@@ -31,16 +30,12 @@ async function open(): Promise<DeliveryPool> {
   if (!databaseUrl || (await databaseKind()) !== "postgres") {
     return { db: await getDb(), listen: null, notify: async () => {} };
   }
-  // Every wait bounded as for the API (db/client.ts); statements prepared (below) save parsing,
-  // and each run is still planned for its parameters: a generic plan of the claim could not know
-  // how the backlog is spread.
-  const client = postgresClient(databaseUrl, {
-    max: webhooks.dbPoolSize,
-    pooled: database.pooled,
-    applicationName: POOL_NAMES.webhooks,
-    connection: { plan_cache_mode: "force_custom_plan" },
-  });
-  const db = drizzlePostgres(database.pooled ? client : preparing(client), { schema }) as unknown as Database;
+  // Every wait bounded, and statements prepared, as for the API (db/client.ts, db/prepared.ts): the
+  // driver runs a few statements of constant text thousands of times a second (the claim, the
+  // attempt record, the batch's events). Each run is still planned for its parameters (as every
+  // pool's: a generic plan of the claim could not know how the backlog is spread).
+  const client = postgresClient(databaseUrl, { max: webhooks.dbPoolSize, pooled: database.pooled, applicationName: POOL_NAMES.webhooks });
+  const db = drizzlePostgres(client, { schema }) as unknown as Database;
   return {
     db,
     listen: async (onWake) => {
@@ -52,26 +47,6 @@ async function open(): Promise<DeliveryPool> {
       await client.notify(WAKE_CHANNEL, INSTANCE);
     },
   };
-}
-
-/**
- * The driver runs a few statements of constant text thousands of times a second (the claim, the
- * attempt record, the batch's events): prepared once per connection, PostgreSQL parses and plans
- * them once instead of on every run. drizzle runs its queries unprepared (`unsafe(…, { prepare:
- * false })`) unless named, so this client prepares every statement it is given. Only the
- * delivery pool does this (its statements are few and fixed), and not through a transaction-mode
- * pooler, where a statement prepared on one server connection is unknown on the next.
- */
-function preparing(client: postgres.Sql): postgres.Sql {
-  return new Proxy(client, {
-    get(target, property, receiver) {
-      if (property === "unsafe") {
-        return (query: string, params?: postgres.ParameterOrJSON<never>[], options?: postgres.UnsafeQueryOptions) =>
-          target.unsafe(query, params, { ...options, prepare: true });
-      }
-      return Reflect.get(target, property, receiver) as unknown;
-    },
-  });
 }
 
 export function deliveryPool(): Promise<DeliveryPool> {

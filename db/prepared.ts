@@ -1,0 +1,51 @@
+import type postgres from "postgres";
+
+/**
+ * How many distinct statement texts a pool prepares. Past it, new texts run unprepared as before,
+ * so a connection never holds more than this many prepared statements, whatever the queries.
+ */
+export const PREPARED_TEXTS_PER_POOL = 2_000;
+
+type Unsafe = postgres.Sql["unsafe"];
+type Begin = (...args: unknown[]) => Promise<unknown>;
+/** A pool's or a transaction's `sql`: what is wrapped. */
+type Scope = { unsafe: Unsafe; savepoint?: Begin };
+
+/**
+ * drizzle runs its queries unprepared (`unsafe(…, { prepare: false })`) unless a query is named, so
+ * PostgreSQL parses, analyses and plans every statement on every run: in the billing property test
+ * the backends were in PARSE in three of every five samples they were busy. This makes the pool
+ * prepare what it is given, once per connection (postgres.js keeps each connection's statements by
+ * text): a repeat is only bound and executed. Queries inside a transaction run on the transaction's
+ * own `sql`, so `begin`'s callback gets it wrapped too.
+ *
+ * The texts are the code's (drizzle's parameters are never in them), but some vary with a list's
+ * length (`in ($1, $2, …)`): only the first PREPARED_TEXTS_PER_POOL distinct texts are prepared, so
+ * a connection's statements stay bounded. Not through a transaction-mode pooler, where a statement
+ * prepared on one server connection is unknown on the next (the caller's `pooled`).
+ */
+export function prepareStatements(client: postgres.Sql, limit = PREPARED_TEXTS_PER_POOL): void {
+  const prepared = new Set<string>();
+  const preparing = (query: string): boolean => {
+    if (prepared.has(query)) return true;
+    if (prepared.size >= limit) return false;
+    prepared.add(query);
+    return true;
+  };
+  const wrap = (sql: Scope): void => {
+    const unsafe = sql.unsafe.bind(sql) as Unsafe;
+    sql.unsafe = ((query: string, params?: unknown[], options?: postgres.UnsafeQueryOptions) =>
+      unsafe(query, params as never, options?.prepare === false && preparing(query) ? { ...options, prepare: true } : options)) as Unsafe;
+    // A savepoint (drizzle's nested transaction) runs on a `sql` of its own as well.
+    if (sql.savepoint) sql.savepoint = wrapCallback(sql.savepoint.bind(sql) as Begin);
+  };
+  const wrapCallback =
+    (start: Begin): Begin =>
+    (...args: unknown[]) => {
+      const callback = args.at(-1);
+      if (typeof callback !== "function") return start(...args);
+      return start(...args.slice(0, -1), (sql: Scope) => (wrap(sql), (callback as (sql: Scope) => unknown)(sql)));
+    };
+  wrap(client as unknown as Scope);
+  client.begin = wrapCallback(client.begin.bind(client) as unknown as Begin) as unknown as typeof client.begin;
+}
