@@ -1,0 +1,111 @@
+import { eq, inArray, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/postgres-js";
+import { integer, pgTable, text } from "drizzle-orm/pg-core";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { postgresClient } from "@/db/client";
+import { prepareStatements } from "@/db/prepared";
+import { createFreshDatabase, type TestDatabase } from "../helpers/database";
+
+/*
+ * db/prepared.ts: drizzle's statements prepared once per connection (PostgreSQL's own view of the
+ * session, pg_prepared_statements, is the witness), in transactions and savepoints too, at most a
+ * pool's limit of texts, and never through a transaction-mode pooler.
+ */
+
+const notes = pgTable("notes", { id: integer("id").primaryKey(), body: text("body").notNull() });
+
+let database: TestDatabase;
+
+beforeAll(async () => {
+  database = await createFreshDatabase("prepared");
+  const admin = postgres(database.url, { max: 1, onnotice: () => {} });
+  await admin.unsafe("create table notes (id integer primary key, body text not null); insert into notes select g, 'note ' || g from generate_series(1, 10) g");
+  await admin.end();
+});
+
+afterAll(async () => {
+  await database?.drop();
+});
+
+/** A one-connection pool (so every query meets the same session's statements) and its drizzle. */
+function pool(pooled: boolean) {
+  const client = postgresClient(database.url, { max: 1, pooled, applicationName: "prepared-statements test" });
+  return { client, db: drizzle(client) };
+}
+
+/** The texts this session has prepared (the query runs unprepared itself: `simple`, no parameters). */
+async function preparedTexts(client: postgres.Sql): Promise<string[]> {
+  const rows = await client.unsafe<{ statement: string }[]>("select statement from pg_prepared_statements order by prepare_time");
+  return rows.map((row) => row.statement);
+}
+
+describe("statements prepared once per connection (db/prepared.ts)", () => {
+  it("prepares a drizzle query on its first run and reuses it: one statement for three runs, with the right rows each time", async () => {
+    const { client, db } = pool(false);
+    try {
+      for (const id of [1, 2, 3]) expect(await db.select().from(notes).where(eq(notes.id, id))).toEqual([{ id, body: `note ${id}` }]);
+      const texts = await preparedTexts(client);
+      expect(texts.filter((text) => text.includes('from "notes"'))).toHaveLength(1);
+      // Each run is still planned for its parameters (db/client.ts).
+      expect((await client.unsafe<{ plan_cache_mode: string }[]>("show plan_cache_mode"))[0]!.plan_cache_mode).toBe("force_custom_plan");
+    } finally {
+      await client.end();
+    }
+  });
+
+  it("prepares inside a transaction and a savepoint (each has a `sql` of its own), and a rolled-back savepoint leaves the rest whole", async () => {
+    const { client, db } = pool(false);
+    try {
+      await db.transaction(async (tx) => {
+        await tx.update(notes).set({ body: "changed" }).where(eq(notes.id, 4));
+        await tx
+          .transaction(async (inner) => {
+            // A text of its own (`in`, not `=`), so that the savepoint's statement is counted apart.
+            await inner.update(notes).set({ body: "inner" }).where(inArray(notes.id, [5]));
+            throw new Error("roll the savepoint back");
+          })
+          .catch(() => undefined);
+      });
+      const texts = await preparedTexts(client);
+      expect(texts.filter((text) => text.startsWith('update "notes"')).sort()).toEqual([
+        'update "notes" set "body" = $1 where "notes"."id" = $2',
+        'update "notes" set "body" = $1 where "notes"."id" in ($2)',
+      ]);
+      expect(await db.select().from(notes).where(inArray(notes.id, [4, 5])).orderBy(notes.id)).toEqual([
+        { id: 4, body: "changed" },
+        { id: 5, body: "note 5" },
+      ]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it("prepares at most the pool's limit of distinct texts; the texts past it run unprepared, with the right answers", async () => {
+    const client = postgres(database.url, { max: 1, onnotice: () => {} });
+    prepareStatements(client, 2);
+    const db = drizzle(client);
+    try {
+      // A list's length changes the text: four lengths, four texts.
+      for (const ids of [[1], [1, 2], [1, 2, 3], [1, 2, 3, 4]]) {
+        expect((await db.select({ id: notes.id }).from(notes).where(inArray(notes.id, ids)).orderBy(notes.id)).map((row) => row.id)).toEqual(ids);
+      }
+      // Those prepared stay prepared: the first text again adds nothing.
+      await db.select({ id: notes.id }).from(notes).where(inArray(notes.id, [7]));
+      expect((await preparedTexts(client)).filter((text) => text.includes('from "notes"'))).toHaveLength(2);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it("prepares nothing through a transaction-mode pooler (`pooled`), where the next transaction may meet another server connection", async () => {
+    const { client, db } = pool(true);
+    try {
+      await db.select().from(notes).where(eq(notes.id, 1));
+      await db.transaction(async (tx) => tx.execute(sql`select ${1}::int as one`));
+      expect(await preparedTexts(client)).toEqual([]);
+    } finally {
+      await client.end();
+    }
+  });
+});
