@@ -1,8 +1,10 @@
 import type postgres from "postgres";
 
 /**
- * How many distinct statement texts a pool prepares. Past it, new texts run unprepared as before,
- * so a connection never holds more than this many prepared statements, whatever the queries.
+ * How many distinct statement texts a pool prepares. Past it, new texts run unprepared as before.
+ * postgres.js keeps a statement per text and parameter types (a null where a string was is another
+ * one), so a connection holds at most this many texts, each in the few type signatures its
+ * parameters take: bounded, whatever the queries.
  */
 export const PREPARED_TEXTS_PER_POOL = 2_000;
 
