@@ -5,6 +5,7 @@ import type { ServiceContext, Verb } from "@/lib/context";
 import { forgetCachedTokens } from "@/lib/auth/tokens";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import { one } from "@/lib/rows";
+import { backgroundWorkSettled } from "./background-work";
 import { timeTransitions } from "./registry";
 import { transitionScheduledAt } from "./schedule";
 import type { TestClockObject } from "./schema";
@@ -159,6 +160,8 @@ async function advanceTo(ctx: ServiceContext, to: Date): Promise<ClockState> {
     const stopAt = new Date(Math.max(due.getTime(), accountNow));
     account = await setOffset(account.id, Math.max(account.clockOffsetMs, stopAt.getTime() - Date.now()));
     const ran = await runDueTransitions({ ...systemContext(account, ctx.correlationId), now: () => new Date(stopAt) });
+    // What the stop started and did not wait for (a renewal's charge) ends before the clock moves on.
+    await backgroundWorkSettled(account.id);
     transitionsRun += ran;
     if (transitionsRun >= MAX_TRANSITIONS_PER_ADVANCE) {
       throw new ServiceError("conflict", `The clock stopped at ${due.toISOString()} after ${transitionsRun} transitions.`);
@@ -169,6 +172,7 @@ async function advanceTo(ctx: ServiceContext, to: Date): Promise<ClockState> {
   account = await setOffset(account.id, Math.max(account.clockOffsetMs, to.getTime() - Date.now()));
   const after = systemContext(account, ctx.correlationId);
   transitionsRun += await runDueTransitions(after);
+  await backgroundWorkSettled(account.id);
   const nextDue = await nextDueInstant(account.id);
   // Wake-ups announced before the advance were for real instants of the old offset: announce anew.
   if (nextDue) await transitionScheduledAt(account.id, new Date(nextDue.getTime() - account.clockOffsetMs));

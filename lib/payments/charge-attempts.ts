@@ -4,6 +4,7 @@ import { getDb, type Executor } from "@/db/client";
 import { customers, paymentIntents } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
 import { ServiceError, validationFailed } from "@/lib/errors";
+import { trackBackgroundWork } from "@/lib/clock/background-work";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import { log, safeError } from "@/lib/log";
 import { one } from "@/lib/rows";
@@ -107,12 +108,14 @@ const isBackground = (ctx: ServiceContext) => ctx.requestId === undefined && ctx
  * reconciliation job sends it again with the same key.
  */
 async function sendInBackground(ctx: ServiceContext, intentId: string): Promise<void> {
-  void backgroundCharges()(() =>
+  const sent = backgroundCharges()(() =>
     sendAttempt(ctx, intentId).then(
       () => undefined,
       (error: unknown) => log().warn({ err: safeError(error), payment_intent: intentId }, "background charge not sent; the reconciliation job sends it again"),
     ),
   );
+  // A test clock's advance waits for it before it moves on (lib/clock/background-work.ts).
+  trackBackgroundWork(ctx.accountId, sent);
 }
 
 /**
