@@ -16,7 +16,23 @@ import { procStat } from "../helpers/proc-stat";
 
 const SAMPLE_EVERY_MS = 500;
 
-type ProcessReading = { kind: string; startCpuMs: number; cpuMs: number };
+type ProcessReading = { kind: string; command: string; startCpuMs: number; cpuMs: number };
+
+const OTHER = "other processes of the run";
+
+/**
+ * A short name for a process of the "other" kind, for its line under that kind: the program and
+ * the first script or package binary it runs ("node tsx/dist/cli.mjs scripts/seed.ts" is "node
+ * scripts/seed.ts"; "/usr/sbin/pgbouncer -q …" is "pgbouncer").
+ */
+export function commandName(command: string): string {
+  const [program = "", ...rest] = command.trim().split(/\s+/);
+  const script = rest.filter((argument) => /\.(m|c)?[jt]s$/.test(argument) && !/node_modules\/(tsx|\.bin)\//.test(argument)).at(0)
+    ?? rest.find((argument) => /node_modules\/\.bin\/|node_modules\/[^/]+\/bin\//.test(argument));
+  // A package's path from its name on; a file of ours by its folder and name.
+  const short = (file: string) => (file.includes("node_modules/") ? file.replace(/^.*node_modules\//, "") : file.replace(/^.*\/(?=[^/]*\/[^/]*$)/, ""));
+  return [program.replace(/^.*\//, ""), script === undefined ? undefined : short(script)].filter(Boolean).join(" ");
+}
 
 /** What a process is, from its command line and whether vitest's process is among its ancestors. */
 function kindOf(pid: number, command: string, parentOf: (pid: number) => number | undefined, root: number): string | undefined {
@@ -32,7 +48,7 @@ function kindOf(pid: number, command: string, parentOf: (pid: number) => number 
   if (/chrom/.test(command)) return "Chromium";
   if (/vitest/.test(command)) return "the test workers";
   if (/qpdf|pdftotext/.test(command)) return "PDF tools (qpdf, pdftotext)";
-  return "other processes of the run";
+  return OTHER;
 }
 
 /** procStat, or undefined for a process that ended meanwhile. */
@@ -52,8 +68,11 @@ function readCommand(pid: string): string {
   }
 }
 
-/** Starts sampling; `stop()` ends it and answers CPU seconds by kind, largest first. */
-export function startProcessCpuSampler(): { stop: () => [kind: string, cpuMs: number][] } {
+/**
+ * Starts sampling; `stop()` ends it and answers CPU seconds by kind, largest first, and the "other"
+ * kind's by command (`commandName`), largest first.
+ */
+export function startProcessCpuSampler(): { stop: () => { byKind: [kind: string, cpuMs: number][]; others: [command: string, cpuMs: number][] } } {
   const root = process.pid;
   const readings = new Map<number, ProcessReading | null>();
   let first = true;
@@ -71,9 +90,10 @@ export function startProcessCpuSampler(): { stop: () => [kind: string, cpuMs: nu
         known.cpuMs = stat.cpuMs;
         continue;
       }
-      const kind = kindOf(pid, readCommand(String(pid)), (child) => stats.get(child)?.parent, root);
+      const command = readCommand(String(pid));
+      const kind = kindOf(pid, command, (child) => stats.get(child)?.parent, root);
       // null: not the run's (or already finished with); a pid is not reused within a run of minutes.
-      readings.set(pid, kind === undefined ? null : { kind, startCpuMs: first ? stat.cpuMs : 0, cpuMs: stat.cpuMs });
+      readings.set(pid, kind === undefined ? null : { kind, command: kind === OTHER ? commandName(command) : "", startCpuMs: first ? stat.cpuMs : 0, cpuMs: stat.cpuMs });
     }
     first = false;
   };
@@ -85,10 +105,14 @@ export function startProcessCpuSampler(): { stop: () => [kind: string, cpuMs: nu
       clearInterval(timer);
       sample();
       const byKind = new Map<string, number>();
+      const others = new Map<string, number>();
       for (const reading of readings.values()) {
-        if (reading) byKind.set(reading.kind, (byKind.get(reading.kind) ?? 0) + reading.cpuMs - reading.startCpuMs);
+        if (!reading) continue;
+        byKind.set(reading.kind, (byKind.get(reading.kind) ?? 0) + reading.cpuMs - reading.startCpuMs);
+        if (reading.kind === OTHER) others.set(reading.command, (others.get(reading.command) ?? 0) + reading.cpuMs - reading.startCpuMs);
       }
-      return [...byKind].sort((a, b) => b[1] - a[1]);
+      const largestFirst = (map: Map<string, number>) => [...map].sort((a, b) => b[1] - a[1]);
+      return { byKind: largestFirst(byKind), others: largestFirst(others) };
     },
   };
 }

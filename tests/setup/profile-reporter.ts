@@ -82,15 +82,17 @@ export default class ProfileReporter implements Reporter {
         return into;
       }, {}))}`] : []),
     ];
-    const cpuByKind = this.cpu?.stop() ?? [];
+    const { byKind: cpuByKind, others } = this.cpu?.stop() ?? { byKind: [], others: [] };
     lines.push(
       "",
       `CPU by process, whole run (${seconds(cpuByKind.reduce((sum, [, ms]) => sum + ms, 0))} s in all):`,
       ...cpuByKind.map(([kind, ms]) => `  ${seconds(ms)} s  ${kind}`),
+      // What the other processes were, the largest ten (SMTP and Stripe stand-ins, scripts, tools).
+      ...(others.length > 0 ? ["", "  The other processes, by command:", ...others.slice(0, 10).map(([command, ms]) => `    ${seconds(ms)} s  ${command || "(unnamed)"}`)] : []),
       "",
     );
     const json = path.join(path.dirname(this.log), "profile.json");
-    writeFileSync(json, JSON.stringify({ wallMs, testCount, files: [...rows.values()], setUp: entries, cpuByKind }, null, 2));
+    writeFileSync(json, JSON.stringify({ wallMs, testCount, files: [...rows.values()], setUp: entries, cpuByKind, otherCpuByCommand: others }, null, 2));
     lines.push(`All rows: ${json}`, "");
     console.log(lines.join("\n"));
   }
