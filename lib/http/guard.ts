@@ -50,9 +50,16 @@ export function installHttpGuard(options: { trustProxy: boolean }): void {
     // Next.js: a checkout's Pay hung on a fresh or busy server).
     const counted = limitedPage(request, response);
     return passWithinLimit(request, response, () => {
-      void counted.then((refused) => {
-        if (!refused) toNext();
-      });
+      void counted.then(
+        (refused) => {
+          if (!refused) toNext();
+        },
+        // Answering the 429 failed: served, unless part of that answer went out.
+        (error: unknown) => {
+          log().error({ err: error }, "capability page limit could not answer; request served");
+          if (!response.headersSent) toNext();
+        },
+      );
       return true;
     });
   } as Server["emit"];
@@ -116,11 +123,14 @@ function isCapabilityPage(path: string): boolean {
 
 /** Counts a capability page's request; past the limit answers 429 (true). The count failing lets it through. */
 async function limitedPage(request: IncomingMessage, response: ServerResponse): Promise<boolean> {
-  // Imported on the first capability page: the guard's other checks need neither the limiter nor the database.
-  const { addressOf, limitCapabilityPage, setRateLimitHeaders } = await import("@/lib/api/rate-limit");
   let decision: Decision;
+  let setRateLimitHeaders: typeof import("@/lib/api/rate-limit").setRateLimitHeaders;
   try {
-    decision = await limitCapabilityPage(addressOf(request.headers));
+    // Imported on the first capability page: the guard's other checks need neither the limiter nor
+    // the database. Inside the try: a failed import serves the page, as a failed count does.
+    const limiter = await import("@/lib/api/rate-limit");
+    setRateLimitHeaders = limiter.setRateLimitHeaders;
+    decision = await limiter.limitCapabilityPage(limiter.addressOf(request.headers));
   } catch (error) {
     // The limiter counts locally when the database is away; anything else must not take pages down.
     log().error({ err: error }, "capability page rate limit failed; request served");
