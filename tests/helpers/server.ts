@@ -94,10 +94,13 @@ const KEEP_ALIVE_MS = "65000";
 /** Where the app writes its V8 coverage, under `npm run test:coverage` only. */
 const APP_COVERAGE_DIR = process.env.APP_COVERAGE_DIR;
 /**
- * How long a stopping app may take before it is killed: writing its coverage (tens of MB of JSON)
- * takes seconds, and a killed app writes none.
+ * How long a stopping app may take before it is killed: past the requests in flight, its clean
+ * shutdown waits up to 5 s for the request log's last rows (SHUTDOWN_FLUSH_MS in
+ * instrumentation-node.ts), so a grace of the same 5 s raced that flush on a busy machine; writing
+ * its coverage (tens of MB of JSON) takes seconds more, and a killed app writes none. A healthy
+ * app is gone long before either bound.
  */
-const STOP_GRACE_MS = APP_COVERAGE_DIR ? 60_000 : 5_000;
+const STOP_GRACE_MS = APP_COVERAGE_DIR ? 60_000 : 15_000;
 
 async function runServer(mode: "start" | "dev", env: Record<string, string | undefined>): Promise<RunningApp> {
   const port = await freePort();
