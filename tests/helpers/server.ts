@@ -185,14 +185,17 @@ async function runServer(mode: "start" | "dev", env: Record<string, string | und
     },
     stop: async () => {
       if (child.exitCode === null) {
+        const stopping = Date.now();
         child.kill("SIGTERM");
         await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS))]);
         // Past the grace, killed, and waited for: a stop that returned before the process was gone
         // left it to the leftovers check (tests/setup/stop-leftovers.ts), which reported it as a leak.
-        if (child.exitCode === null && child.signalCode === null) {
+        const killed = child.exitCode === null && child.signalCode === null;
+        if (killed) {
           child.kill("SIGKILL");
           await exited;
         }
+        recordSetUpTime(killed ? "server:stop-killed" : "server:stop", Date.now() - stopping);
       }
     },
   };

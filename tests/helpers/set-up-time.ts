@@ -6,7 +6,8 @@ import path from "node:path";
  * build expensive set-up (starting a server, creating and migrating a database) append how long
  * each took, and which test file asked, one JSON line each. Without it, nothing is written.
  */
-export type SetUpKind = "server:start" | "server:dev" | "database:create" | "database:migrate" | "database:from-template";
+/** `server:stop`: a stop the app ended by itself; `server:stop-killed`: one killed past its grace. */
+export type SetUpKind = "server:start" | "server:dev" | "server:stop" | "server:stop-killed" | "database:create" | "database:migrate" | "database:from-template";
 
 export function recordSetUpTime(kind: SetUpKind, ms: number): void {
   const log = process.env.TEST_PROFILE_LOG;
