@@ -29,9 +29,27 @@ export function trackBackgroundWork(accountId: string, work: Promise<unknown>): 
   work.then(done, done);
 }
 
-/** Resolves once no work of the account is pending, including work started while it waited. */
-export async function backgroundWorkSettled(accountId: string): Promise<void> {
-  for (let works = pending().get(accountId); works && works.size > 0; works = pending().get(accountId)) {
-    await Promise.allSettled([...works]);
+/**
+ * How long an advance waits at one stop. A charge is bounded by its processor's timeout and
+ * retries, but a processor that is down would hold an advance of many renewals for each of them:
+ * past this the advance moves on, and what is still out is healed as in real time (a charge still
+ * in flight is reconciled when that falls due).
+ */
+export const BACKGROUND_WAIT_MS = 60_000;
+
+/**
+ * Resolves once no work of the account is pending, including work started while it waited, or
+ * after `withinMs` (true when it all settled).
+ */
+export async function backgroundWorkSettled(accountId: string, withinMs: number = BACKGROUND_WAIT_MS): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), withinMs).unref()));
+  try {
+    for (let works = pending().get(accountId); works && works.size > 0; works = pending().get(accountId)) {
+      if ((await Promise.race([Promise.allSettled([...works]), late])) === "late") return false;
+    }
+    return true;
+  } finally {
+    clearTimeout(timer);
   }
 }

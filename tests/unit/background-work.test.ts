@@ -41,3 +41,13 @@ describe("a test clock's wait for the work its stops started (lib/clock/backgrou
     expect(await hasSettled(backgroundWorkSettled("acct_b"))).toBe(true);
   });
 });
+
+describe("the wait's bound", () => {
+  it("gives up after its bound, saying so, and leaves the work running", async () => {
+    const stuck = deferred();
+    trackBackgroundWork("acct_c", stuck.promise);
+    expect(await backgroundWorkSettled("acct_c", 20)).toBe(false);
+    stuck.resolve();
+    expect(await backgroundWorkSettled("acct_c", 20)).toBe(true);
+  });
+});
