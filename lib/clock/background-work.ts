@@ -4,8 +4,8 @@
  * advance waits for it at each stop before it looks for the next due instant: in real time such a
  * charge answers in seconds, long before anything it schedules (its reconciliation 15 minutes on,
  * dunning's retry days on) falls due, and an advance must bring about what real time would
- * (docs/rules/time.md, "Time-driven transitions"). Kept on globalThis: Next.js may bundle this module more
- * than once into one process.
+ * (docs/rules/time.md, "Time-driven transitions"). Kept on globalThis: Next.js may bundle this
+ * module more than once into one process.
  */
 
 const PENDING = Symbol.for("billing.clock.background-work");
