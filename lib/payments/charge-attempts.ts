@@ -114,8 +114,9 @@ async function sendInBackground(ctx: ServiceContext, intentId: string): Promise<
       (error: unknown) => log().warn({ err: safeError(error), payment_intent: intentId }, "background charge not sent; the reconciliation job sends it again"),
     ),
   );
-  // A test clock's advance waits for it before it moves on (lib/clock/background-work.ts).
-  trackBackgroundWork(ctx.accountId, sent);
+  // A test clock's advance waits for it before it moves on (lib/clock/background-work.ts); only
+  // sandbox accounts have a test clock, so a live account's charges are not tracked.
+  if (!ctx.livemode) trackBackgroundWork(ctx.accountId, sent);
 }
 
 /**

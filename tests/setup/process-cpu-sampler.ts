@@ -27,7 +27,7 @@ const OTHER = "other processes of the run";
  */
 export function commandName(command: string): string {
   const [program = "", ...rest] = command.trim().split(/\s+/);
-  const script = rest.filter((argument) => /\.(m|c)?[jt]s$/.test(argument) && !/node_modules\/(tsx|\.bin)\//.test(argument)).at(0)
+  const script = rest.find((argument) => /\.(m|c)?[jt]s$/.test(argument) && !/node_modules\/(tsx|\.bin)\//.test(argument))
     ?? rest.find((argument) => /node_modules\/\.bin\/|node_modules\/[^/]+\/bin\//.test(argument));
   // A package's path from its name on; a file of ours by its folder and name.
   const short = (file: string) => (file.includes("node_modules/") ? file.replace(/^.*node_modules\//, "") : file.replace(/^.*\/(?=[^/]*\/[^/]*$)/, ""));
