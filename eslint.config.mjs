@@ -270,6 +270,21 @@ export default defineConfig([
     ignores: ["lib/embedded.ts"],
     rules: { "no-console": "error" },
   },
+  {
+    // A response whose body is never read keeps its connection busy: the server's shutdown waits for
+    // it (config-start's app was killed past its grace on every run for this). Tests read a status
+    // with statusOf() (tests/helpers/api.ts), which reads the body to its end.
+    files: ["tests/**/*.ts", "e2e/**/*.ts", "bench/**/*.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "MemberExpression[property.name='status'][object.type='AwaitExpression'][object.argument.callee.name='fetch']",
+          message: "Read the body too: statusOf(url, init) (tests/helpers/api.ts). An unread body holds its connection, and the server's shutdown waits for it.",
+        },
+      ],
+    },
+  },
   // The SDK's build output (a local `npm pack` in packages/sdk) is not source.
   globalIgnores(["packages/sdk/dist/**"]),
   {

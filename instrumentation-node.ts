@@ -25,7 +25,8 @@ export async function registerNode(): Promise<void> {
   wire();
   const { installHttpGuard } = await import("@/lib/http/guard");
   installHttpGuard({ trustProxy: config().trustProxy });
-  if (config().requestLog.enabled) await flushRequestLogsOnShutdown();
+  const flushRequestLogs = config().requestLog.enabled ? (await import("@/lib/request-recorder/writer")).flushRequestLogs : null;
+  boundShutdown({ drainMs: config().shutdownDrainMs, flushRequestLogs });
   // The rest runs after the server starts answering: in `next dev` its imports (the domain, the
   // driver, the embedded database) compile for seconds, and no page should wait for that.
   void startBackground(config()).catch((error: unknown) => {
@@ -37,25 +38,42 @@ export async function registerNode(): Promise<void> {
 /** The longest a clean shutdown waits for the request log's last rows. */
 const SHUTDOWN_FLUSH_MS = 5_000;
 
+/** The exit status `next start` itself uses for each signal (128 + the signal's number). */
+const SIGNAL_EXIT_CODES = { SIGTERM: 143, SIGINT: 130 } as const;
+
 /**
- * A clean shutdown writes the request log's buffered rows. `next start` answers SIGTERM and SIGINT
- * itself: it stops accepting connections, lets the requests in flight finish (each adds its row),
- * then calls process.exit. So on those signals the exit is deferred until the buffer is written
- * (at most SHUTDOWN_FLUSH_MS): the rows of the requests that finished during the shutdown too.
+ * `next start` answers SIGTERM and SIGINT itself: it stops accepting connections, lets the requests
+ * in flight finish (each adds its request log row), then calls process.exit. Two things are added:
+ * - the exit is deferred until the request log's buffer is written (at most SHUTDOWN_FLUSH_MS),
+ *   the rows of the requests that finished during the shutdown too;
+ * - the wait for the requests in flight is bounded (`SHUTDOWN_DRAIN_MS`): a client that stops
+ *   reading a large answer keeps its connection busy, and Next.js would wait for it until the
+ *   platform's SIGKILL, which writes nothing. Past the bound the process exits through the same
+ *   deferred exit, so the buffer is still written.
  */
-async function flushRequestLogsOnShutdown(): Promise<void> {
-  const { flushRequestLogs } = await import("@/lib/request-recorder/writer");
-  const deferExit = () => {
-    const exit = process.exit.bind(process);
-    process.exit = ((code?: number) => {
-      const timeout = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_FLUSH_MS).unref());
-      void Promise.race([flushRequestLogs(), timeout])
-        .catch(() => undefined)
-        .finally(() => exit(code));
-    }) as typeof process.exit;
+function boundShutdown(settings: { drainMs: number; flushRequestLogs: (() => Promise<void>) | null }): void {
+  const { flushRequestLogs } = settings;
+  const onSignal = (signal: keyof typeof SIGNAL_EXIT_CODES) => {
+    if (flushRequestLogs) {
+      const exit = process.exit.bind(process);
+      let exiting = false;
+      process.exit = ((code?: number) => {
+        if (exiting) return undefined as never;
+        exiting = true;
+        const timeout = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_FLUSH_MS).unref());
+        void Promise.race([flushRequestLogs(), timeout])
+          .catch(() => undefined)
+          .finally(() => exit(code));
+        return undefined as never;
+      }) as typeof process.exit;
+    }
+    setTimeout(() => {
+      console.warn(`Requests still in flight ${settings.drainMs} ms after ${signal} (SHUTDOWN_DRAIN_MS): exiting without them.`);
+      process.exit(SIGNAL_EXIT_CODES[signal]);
+    }, settings.drainMs).unref();
   };
-  process.once("SIGTERM", deferExit);
-  process.once("SIGINT", deferExit);
+  process.once("SIGTERM", () => onSignal("SIGTERM"));
+  process.once("SIGINT", () => onSignal("SIGINT"));
 }
 
 async function startBackground(settings: Config): Promise<void> {

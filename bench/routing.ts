@@ -68,7 +68,9 @@ async function start(root: string, env: Record<string, string>): Promise<Server>
   for (;;) {
     if (child.exitCode !== null) throw new Error(`next start exited:\n${output}`);
     try {
-      if ((await fetch(`${baseUrl}/api/health`)).status === 200) break;
+      const health = await fetch(`${baseUrl}/api/health`);
+      await health.arrayBuffer();
+      if (health.status === 200) break;
     } catch {
       // not listening yet
     }

@@ -79,6 +79,7 @@ const EnvSchema = z.object({
   REQUEST_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   REQUEST_LOG_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
   REQUEST_LOG_FLUSH_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
   // 0 keeps raw usage events forever; else at least the 35 days identifiers deduplicate for.
   USAGE_EVENT_RETENTION_DAYS: z.coerce
     .number()
@@ -180,6 +181,12 @@ export type Config = {
   /** A portal session's absolute lifetime from its link's opening (lib/portal/sessions.ts). */
   portalSessionMaxAgeMs: number;
   rateLimitPurgeMs: number;
+  /**
+   * After SIGTERM or SIGINT, the longest the requests in flight may keep the process (a client that
+   * stops reading its answer holds its connection open): then the process writes what it buffered
+   * and exits anyway (instrumentation-node.ts).
+   */
+  shutdownDrainMs: number;
   /** Whether X-Forwarded-For/-Host/-Proto come from a proxy in front (else the socket's own values count). */
   trustProxy: boolean;
   /**
@@ -363,6 +370,7 @@ export function loadConfig(source: Record<string, string | undefined>): Config {
     pagesPerMinute: env.RATE_LIMIT_PAGES_PER_MINUTE,
     portalSessionMaxAgeMs: env.PORTAL_SESSION_MAX_AGE_SECONDS * 1000,
     rateLimitPurgeMs: env.RATE_LIMIT_PURGE_MS,
+    shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
     trustProxy: env.TRUST_PROXY === "true",
     signup: env.SIGNUP,
     requestLog: {

@@ -4,7 +4,7 @@ import { getDb } from "@/db/client";
 import { checkoutSessions } from "@/db/schema";
 import { issueToken } from "@/lib/auth/tokens";
 import { checkoutSessionExpiry } from "@/lib/checkout/expiry";
-import { api, apiBaseUrl, type Client, type Json, type ApiPath, type AccountPath } from "../helpers/api";
+import { api, apiBaseUrl, statusOf, type Client, type Json, type ApiPath, type AccountPath } from "../helpers/api";
 import { newMerchant, type Merchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
 
@@ -343,7 +343,7 @@ describe("reading and changing checkout sessions", () => {
     expectProblem(await sandbox.post(`${sessions()}/${session.id}/expire`), 404);
     expectProblem(await complete(session.id, { email: "gone@example.com", payment_method: "pm_sandbox_succeeds" }), 404);
     expect((await get("/checkout/sessions?limit=100")).items.map((s: Json) => s.id)).not.toContain(session.id);
-    expect((await fetch(session.url)).status).toBe(404);
+    expect(await statusOf(session.url)).toBe(404);
   });
 
   it("keeps accounts apart: another account's session is 404 under your path, your path is 403 for its token", async () => {
@@ -724,6 +724,6 @@ describe("the hosted checkout page", () => {
     expect(livePage).toContain("no payment processor connected");
     expect(livePage).not.toContain("pm_sandbox_declined");
 
-    expect((await fetch(`${appOrigin()}/checkout/cs_prod_00000000000000000000000000000`)).status).toBe(404);
+    expect(await statusOf(`${appOrigin()}/checkout/cs_prod_00000000000000000000000000000`)).toBe(404);
   });
 });

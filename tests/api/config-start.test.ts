@@ -1,5 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
-import { api, apiRoot } from "../helpers/api";
+import { api, apiRoot, statusOf } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
 import { startApp } from "../helpers/server";
 import { authUrl } from "../helpers/sign-in";
@@ -39,7 +39,7 @@ describe("runtime warnings", () => {
       expect((await client.get("/customers")).status).toBe(200);
       for (const path of ["/health", "/health/ready", "/openapi.json"] as const) expect((await client.get(path)).status, path).toBe(200);
       for (const url of [`${app.baseUrl}/signin`, authUrl(app.baseUrl, "/csrf"), `${app.baseUrl}/reference`]) {
-        expect((await fetch(url)).status, url).toBe(200);
+        expect(await statusOf(url), url).toBe(200);
       }
     } finally {
       await app.stop();

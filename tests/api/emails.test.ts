@@ -5,7 +5,7 @@ import * as schema from "@/db/schema";
 import { issueToken } from "@/lib/auth/tokens";
 import { SMTP_MAX_CONNECTIONS } from "@/lib/emails/transport";
 import { createOrganization } from "@/lib/organizations/service";
-import { api, apiRoot, type Client, type Json } from "../helpers/api";
+import { api, apiRoot, statusOf, type Client, type Json } from "../helpers/api";
 import { createMigratedDatabase, type TestDatabase } from "../helpers/database";
 import { download } from "../helpers/pdf";
 import { eventually } from "../helpers/receiver";
@@ -183,7 +183,7 @@ describe("emails over SMTP", () => {
     expect(pdfOf(mail!).equals((await download(`${invoice.invoice_pdf}?version=issued`, token)).bytes)).toBe(true);
     expect(mail!.parsed.html).toContain(`href="${invoice.hosted_invoice_url}"`);
     expect(mail!.parsed.text).toContain(invoice.hosted_invoice_url);
-    expect((await fetch(invoice.hosted_invoice_url)).status).toBe(200);
+    expect(await statusOf(invoice.hosted_invoice_url)).toBe(200);
 
     // The default: 30 days. charge_automatically (the default method) sends nothing at finalization.
     const defaulted = await ok(client.post("/invoices", { customer: customer.id, currency: "usd", collection_method: "send_invoice", lines: [{ unit_amount_atom: 100, description: "x" }] }));
@@ -324,7 +324,7 @@ describe("emails over SMTP", () => {
     expect(mail!.parsed.text).toContain("help@acme.test");
     expect(mail!.parsed.attachments).toEqual([]);
     // The hosted page of the uncollectible invoice still opens (it may still be paid).
-    expect((await fetch(invoice.hosted_invoice_url)).status).toBe(200);
+    expect(await statusOf(invoice.hosted_invoice_url)).toBe(200);
     // Later clock moves send nothing more for that cause: one notice, one cancellation.
     await advance(plusDays(sub.trial_end, 40));
     const types = (await ok(own.client.get(`/emails?customer=${customer.id}&limit=50`))).items.map((email: Json) => email.type);
@@ -354,7 +354,7 @@ describe("emails over SMTP", () => {
     expect(mail!.parsed.html).toContain(`href="${invoice.hosted_invoice_url}"`);
     expect(mail!.parsed.text).toContain(invoice.hosted_invoice_url);
     expect(mail!.parsed.attachments).toEqual([]);
-    expect((await fetch(invoice.hosted_invoice_url)).status).toBe(200);
+    expect(await statusOf(invoice.hosted_invoice_url)).toBe(200);
   });
 
   it("portal sign-in: a customer's email gets a single-use link (it opens once, then not); an unknown email gets the same answer and nothing is sent", async () => {

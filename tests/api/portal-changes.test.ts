@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api, type Client } from "../helpers/api";
+import { api, statusOf, type Client } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
 import { monthlyPrice, newPortalSession, openLink, portalOrigin } from "../helpers/portal";
 
@@ -85,7 +85,7 @@ describe("portal changes", () => {
       redirect: "manual",
     });
     expect(refused.status).toBe(404);
-    expect((await fetch(`${portalOrigin()}/portal/subscriptions/${off.subscription}/change`, { headers: { Cookie: off.cookie } })).status).toBe(404);
+    expect(await statusOf(`${portalOrigin()}/portal/subscriptions/${off.subscription}/change`, { headers: { Cookie: off.cookie } })).toBe(404);
     const {
       post: postOn,
       subscription: sub2,

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { portalSessions } from "@/db/schema";
-import { api } from "../helpers/api";
+import { api, statusOf } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
 import { monthlyPrice, newPortalSession, openLink, portalOrigin } from "../helpers/portal";
 import { expectProblem } from "../helpers/problem";
@@ -76,7 +76,7 @@ describe("portal sessions", () => {
     expect(html).toContain("already used");
     expect(html).toContain('href="https://acme.example/back"');
     // The first browser's session goes on.
-    expect((await fetch(`${origin()}/portal`, { headers: { Cookie: first.cookie! }, redirect: "manual" })).status).toBe(200);
+    expect(await statusOf(`${origin()}/portal`, { headers: { Cookie: first.cookie! }, redirect: "manual" })).toBe(200);
   });
 
   it("an expired link (the sandbox's test clock an hour on) is refused, linking to the configuration's return URL", async () => {
@@ -108,9 +108,9 @@ describe("portal sessions", () => {
     };
     // Active: 20 minutes, a page, 20 more minutes (40 in all), still in.
     await later(20);
-    expect((await fetch(`${origin()}/portal`, { headers: { Cookie: opened.cookie! }, redirect: "manual" })).status).toBe(200);
+    expect(await statusOf(`${origin()}/portal`, { headers: { Cookie: opened.cookie! }, redirect: "manual" })).toBe(200);
     await later(20);
-    expect((await fetch(`${origin()}/portal`, { headers: { Cookie: opened.cookie! }, redirect: "manual" })).status).toBe(200);
+    expect(await statusOf(`${origin()}/portal`, { headers: { Cookie: opened.cookie! }, redirect: "manual" })).toBe(200);
     // Idle for 31 minutes: ended.
     await later(31);
     const home = await fetch(`${origin()}/portal`, { headers: { Cookie: opened.cookie! }, redirect: "manual" });

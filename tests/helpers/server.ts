@@ -41,6 +41,11 @@ export type RunningApp = {
   /** Waits until the app's output matches (the embedded database prints its login once seeded). */
   waitForOutput: (pattern: RegExp, timeoutMs?: number) => Promise<void>;
   stop: () => Promise<void>;
+  /**
+   * SIGTERM, then waits for the process to exit however long that takes (the test's timeout bounds
+   * it): for tests of the shutdown itself, where `stop()`'s kill after its grace would hide a hang.
+   */
+  terminate: () => Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** SIGKILL: the process dies at once, mid-whatever, as in a crash. */
   kill: () => Promise<void>;
 };
@@ -184,6 +189,13 @@ async function runServer(mode: "start" | "dev", env: Record<string, string | und
     kill: async () => {
       child.kill("SIGKILL");
       await exited;
+    },
+    terminate: async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGTERM");
+        await exited;
+      }
+      return { code: child.exitCode, signal: child.signalCode };
     },
     stop: async () => {
       if (child.exitCode === null) {

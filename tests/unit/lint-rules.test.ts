@@ -57,6 +57,8 @@ const CASES: Case[] = [
   { rule: "no-restricted-syntax", message: "amountOf", filePath: "app/portal/lint-probe.ts", code: 'export const total = (line: Record<string, number>, q: number) => line["unit_amount_atom"]! * q;\n' },
   { rule: "no-restricted-syntax", message: "ctx.now()", filePath: "lib/invoices/lint-probe.ts", code: "export const now = (): Date => new Date();\n" },
   { rule: "no-restricted-syntax", message: "ctx.now()", filePath: "lib/prices/lint-probe.ts", code: "export const now = (): Date => new Date();\n" },
+  // A test reads a status with statusOf(): an unread body held config-start's app past its stop.
+  { rule: "no-restricted-syntax", message: "statusOf", filePath: "tests/api/lint-probe.test.ts", code: "export const s = async (url: string) => (await fetch(url)).status;\n" },
   // The layers (docs/ARCHITECTURE.md, "Layers"), one probe per policy.
   {
     rule: "boundaries/dependencies",
