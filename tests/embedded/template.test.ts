@@ -39,6 +39,28 @@ async function buildTemplate(templateDir: string): Promise<string> {
   return path.join(templateDir, template!);
 }
 
+/**
+ * The postinstall's template, built once for this file (a build is initdb and every migration in
+ * PGlite: 15–25 s of CPU). The first test asserts on that build itself; the others damage a copy of
+ * their own.
+ */
+let built: Promise<{ templateDir: string; template: string }> | undefined;
+function builtTemplate(): Promise<{ templateDir: string; template: string }> {
+  built ??= (async () => {
+    const templateDir = tempDir("template");
+    return { templateDir, template: await buildTemplate(templateDir) };
+  })();
+  return built;
+}
+
+async function templateCopy(): Promise<{ templateDir: string; template: string }> {
+  const { templateDir: source } = await builtTemplate();
+  const templateDir = tempDir("template-copy");
+  cpSync(source, templateDir, { recursive: true });
+  const [template] = readdirSync(templateDir);
+  return { templateDir, template: path.join(templateDir, template!) };
+}
+
 /** PostgreSQL's system identifier: set by initdb, kept by every copy of a data directory. */
 async function systemIdentifier(dataDir: string): Promise<string> {
   const copy = path.join(tempDir("identifier"), "pglite");
@@ -54,8 +76,7 @@ async function systemIdentifier(dataDir: string): Promise<string> {
 
 describe("the embedded database's template (npm install's postinstall)", () => {
   it("a new data directory starts from the template, then migrates, seeds and prints the login", async () => {
-    const templateDir = tempDir("template");
-    const template = await buildTemplate(templateDir);
+    const { templateDir, template } = await builtTemplate();
     // A second install finds it up to date.
     const again = await run(process.execPath, ["scripts/postinstall.mjs"], {
       cwd: PROJECT_ROOT,
@@ -77,8 +98,7 @@ describe("the embedded database's template (npm install's postinstall)", () => {
   }, TEST_MS);
 
   it("a template that does not open is discarded and the start runs initdb instead", async () => {
-    const templateDir = tempDir("template");
-    const template = await buildTemplate(templateDir);
+    const { templateDir, template } = await templateCopy();
     const identifier = await systemIdentifier(template);
     // Same size, so the file list still matches: only opening it can tell.
     writeFileSync(path.join(template, "global", "pg_control"), Buffer.alloc(8192, 0x5a));
@@ -96,8 +116,7 @@ describe("the embedded database's template (npm install's postinstall)", () => {
   }, TEST_MS);
 
   it("a template missing a file is not opened at all", async () => {
-    const templateDir = tempDir("template");
-    const template = await buildTemplate(templateDir);
+    const { templateDir, template } = await templateCopy();
     rmSync(path.join(template, "postgresql.auto.conf"));
 
     const dataDir = tempDir("data");
