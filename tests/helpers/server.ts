@@ -105,7 +105,7 @@ const APP_COVERAGE_DIR = process.env.APP_COVERAGE_DIR;
  * its coverage (tens of MB of JSON) takes seconds more, and a killed app writes none. A healthy
  * app is gone long before either bound (51 stops of a whole run: 0.4 s on average); the grace is
  * spent in full only by an app that does not exit on SIGTERM (`server:stop-killed` in
- * `npm run test:profile`: one a run, config-start's).
+ * `npm run test:profile`; none since the app bounds its own drain, `SHUTDOWN_DRAIN_MS`).
  */
 const STOP_GRACE_MS = APP_COVERAGE_DIR ? 60_000 : 8_000;
 
