@@ -273,14 +273,14 @@ export default defineConfig([
   {
     // A response whose body is never read keeps its connection busy: the server's shutdown waits for
     // it (config-start's app was killed past its grace on every run for this). Tests read a status
-    // with statusOf() (tests/helpers/api.ts), which reads the body to its end.
+    // with statusOf() (tests/helpers/status.ts), which reads the body to its end.
     files: ["tests/**/*.ts", "e2e/**/*.ts", "bench/**/*.ts"],
     rules: {
       "no-restricted-syntax": [
         "error",
         {
           selector: "MemberExpression[property.name='status'][object.type='AwaitExpression'][object.argument.callee.name='fetch']",
-          message: "Read the body too: statusOf(url, init) (tests/helpers/api.ts). An unread body holds its connection, and the server's shutdown waits for it.",
+          message: "Read the body too: statusOf(url, init) (tests/helpers/status.ts). An unread body holds its connection, and the server's shutdown waits for it.",
         },
       ],
     },

@@ -34,6 +34,7 @@ import { issueToken } from "@/lib/auth/tokens";
 import { newId } from "@/lib/ids";
 import { createFreshDatabase } from "@/tests/helpers/database";
 import { freePort, PROJECT_ROOT } from "@/tests/helpers/server";
+import { statusOf } from "@/tests/helpers/status";
 
 function option(name: string, fallback: string): string {
   const index = process.argv.indexOf(`--${name}`);
@@ -68,9 +69,7 @@ async function start(root: string, env: Record<string, string>): Promise<Server>
   for (;;) {
     if (child.exitCode !== null) throw new Error(`next start exited:\n${output}`);
     try {
-      const health = await fetch(`${baseUrl}/api/health`);
-      await health.arrayBuffer();
-      if (health.status === 200) break;
+      if ((await statusOf(`${baseUrl}/api/health`)) === 200) break;
     } catch {
       // not listening yet
     }

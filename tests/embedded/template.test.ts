@@ -34,8 +34,13 @@ async function buildTemplate(templateDir: string): Promise<string> {
     cwd: PROJECT_ROOT,
     env: installEnv(templateDir),
   });
-  const [template] = readdirSync(templateDir);
   expect(stdout).toContain("Embedded database template built");
+  return templateIn(templateDir);
+}
+
+/** The one template a template directory holds (its name is the migrations' hash). */
+function templateIn(templateDir: string): string {
+  const [template] = readdirSync(templateDir);
   return path.join(templateDir, template!);
 }
 
@@ -57,8 +62,7 @@ async function templateCopy(): Promise<{ templateDir: string; template: string }
   const { templateDir: source } = await builtTemplate();
   const templateDir = tempDir("template-copy");
   cpSync(source, templateDir, { recursive: true });
-  const [template] = readdirSync(templateDir);
-  return { templateDir, template: path.join(templateDir, template!) };
+  return { templateDir, template: templateIn(templateDir) };
 }
 
 /** PostgreSQL's system identifier: set by initdb, kept by every copy of a data directory. */
