@@ -44,6 +44,8 @@ export function groupedChange<T>(lane: string, change: Change<T>): Promise<T> {
     if (!existing) lanes.set(lane, (existing = { queue: [], writers: 0 }));
     existing.queue.push({ change: change as Change<unknown>, resolve: resolve as (value: unknown) => void, reject });
     if (existing.writers < WRITERS) void drain(lane, existing);
+    // It waits for a writer of its lane to take it into the next group (tests/api/customer-group-commit.test.ts reads this).
+    else log().debug({ waiting: existing.queue.length }, "change queued for its lane's next group");
   });
 }
 

@@ -1,11 +1,14 @@
 import { sql } from "drizzle-orm";
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { getDb } from "@/db/client";
+import { countDay } from "@/db/list-totals";
+import { EVENT_COUNT_SHARDS } from "@/lib/events/counts";
 import { newId } from "@/lib/ids";
 import { rowsOf } from "@/lib/rows";
 import { api, apiRoot, type Json } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
-import { Receiver } from "../helpers/receiver";
+import { eventually, Receiver } from "../helpers/receiver";
 import { startApp, type RunningApp } from "../helpers/server";
 
 /*
@@ -46,6 +49,50 @@ function groupsSince(from: number): { committed: number[]; rolledBack: number } 
   };
 }
 
+/** How many creations the app queued for a group since `from` (an offset into its output). */
+function queuedSince(from: number): number {
+  return app.output().slice(from).split("\n").filter((line) => line.includes('"change queued for its lane\'s next group"')).length;
+}
+
+/**
+ * Locks the account's `all` event counter rows of today (made first, at count 0, so that none is
+ * missing) in a transaction of the test's own: every creation's event waits on one of them.
+ */
+async function holdEventCounters(accountId: string) {
+  const connection = postgres(inject("databaseUrl"), { max: 2, onnotice: () => {} });
+  const reserved = await connection.reserve();
+  const day = countDay(new Date());
+  await reserved`begin`;
+  await reserved`insert into event_counts (account_id, dimension, value, day, shard, count)
+    select ${accountId}, 'all', '', ${day}::date, shard, 0 from generate_series(0, ${EVENT_COUNT_SHARDS - 1}) as shard
+    on conflict do nothing`;
+  await reserved`select 1 from event_counts where account_id = ${accountId} and dimension = 'all' and day = ${day}::date for update`;
+  const [{ pid }] = await reserved<{ pid: number }[]>`select pg_backend_pid() as pid`;
+  let released = false;
+  return {
+    /** The sessions that wait on this one, directly or behind another waiter for the same row. */
+    blocked: async () => {
+      const waiting = await connection<{ pid: number; blockers: number[] }[]>`
+        select pid, pg_blocking_pids(pid) as blockers from pg_stat_activity where wait_event_type = 'Lock'`;
+      const behind = new Set([pid]);
+      for (let grown = true; grown; ) {
+        grown = false;
+        for (const row of waiting) {
+          if (!behind.has(row.pid) && row.blockers.some((blocker) => behind.has(blocker))) grown = Boolean(behind.add(row.pid));
+        }
+      }
+      return behind.size - 1;
+    },
+    release: async () => {
+      if (released) return;
+      released = true;
+      await reserved`rollback`;
+      reserved.release();
+      await connection.end();
+    },
+  };
+}
+
 /** Per customer of the account: its `customer.created` events (sequence each) and the deliveries of each. */
 async function eventsOfCustomers(accountId: string) {
   const db = await getDb();
@@ -70,14 +117,26 @@ describe("group commit of customer creations", () => {
       expect(endpoint.status).toBe(201);
     }
     const from = app.output().length;
-    // 197 good creations and 3 naming a tax rate that does not exist, all at once: a refused one
-    // falls in a group with good ones, which are then written one by one.
-    const bodies: { body: Json; refused: boolean }[] = Array.from({ length: 200 }, (_, i) =>
-      [50, 120, 190].includes(i)
-        ? { body: { email: `refused-${i}@example.com`, default_tax_rate: newId("taxRate") }, refused: true }
-        : { body: { email: `grouped-${i}@example.com`, name: `Grouped ${i}` }, refused: false },
-    );
-    const answers = await Promise.all(bodies.map(async (sent) => ({ ...sent, answer: await client.post("/customers", sent.body) })));
+    // Which creations share a group depends on when they arrive, so the test arranges it: it holds
+    // the account's event counter rows for today, which every creation's event adds to, until all
+    // 200 wait in the app. The lane's 4 writers then wait on the lock, each with one creation, and
+    // everything else queues; released, the queue goes in groups of up to 32, and each of the 3
+    // creations naming a tax rate that does not exist is in a group with good ones, which are then
+    // written one by one.
+    const locker = await holdEventCounters(merchant.accountId);
+    const send = (sent: { body: Json; refused: boolean }) => client.post("/customers", sent.body).then((answer) => ({ ...sent, answer }));
+    const goodBody = (i: number) => ({ body: { email: `grouped-${i}@example.com`, name: `Grouped ${i}` }, refused: false });
+    const refusedBody = (i: number) => ({ body: { email: `refused-${i}@example.com`, default_tax_rate: newId("taxRate") }, refused: true });
+    const sent: Promise<{ body: Json; refused: boolean; answer: Awaited<ReturnType<typeof client.post>> }>[] = [];
+    try {
+      sent.push(...Array.from({ length: 100 }, (_, i) => send(goodBody(i))));
+      await eventually(async () => ({ blocked: await locker.blocked(), queued: queuedSince(from) }), (now) => now.blocked === 4 && now.queued === 96, 60_000);
+      sent.push(...Array.from({ length: 100 }, (_, i) => send([20, 50, 80].includes(i) ? refusedBody(100 + i) : goodBody(100 + i))));
+      await eventually(async () => queuedSince(from), (queued) => queued === 196, 60_000);
+    } finally {
+      await locker.release();
+    }
+    const answers = await Promise.all(sent);
 
     const created = new Map<string, string>();
     for (const { body, refused, answer } of answers) {
