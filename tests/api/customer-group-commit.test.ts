@@ -67,7 +67,7 @@ async function holdEventCounters(accountId: string) {
     select ${accountId}, 'all', '', ${day}::date, shard, 0 from generate_series(0, ${EVENT_COUNT_SHARDS - 1}) as shard
     on conflict do nothing`;
   await reserved`select 1 from event_counts where account_id = ${accountId} and dimension = 'all' and day = ${day}::date for update`;
-  const [{ pid }] = await reserved<{ pid: number }[]>`select pg_backend_pid() as pid`;
+  const { pid } = (await reserved<{ pid: number }[]>`select pg_backend_pid() as pid`)[0]!;
   let released = false;
   return {
     /** The sessions that wait on this one, directly or behind another waiter for the same row. */
