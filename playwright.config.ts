@@ -19,17 +19,20 @@ export default defineConfig({
   timeout: 90_000,
   expect: { timeout: 15_000 },
   forbidOnly: Boolean(process.env.CI),
-  retries: 0,
+  // A failed test runs once more, recording its trace (below); a test that then passes is flaky,
+  // and a flaky test fails the run as a failed one does: the retry only buys the trace.
+  retries: 1,
+  failOnFlakyTests: true,
   reporter: [["list"]],
   use: {
     baseURL: process.env.E2E_BASE_URL,
     // A protected Vercel preview: "Protection Bypass for Automation" (fixtures.ts sends it on API calls too).
     extraHTTPHeaders: bypassHeaders(),
-    // A failed test keeps its trace: actions, network, console and the DOM at each step. Without the
-    // screencast (a JPEG stream from the browser for every test, kept only for the failed ones): it
-    // was a sixth of the suite's time (docs/testing.md, "The browser tests"). The failure's own
-    // screenshot below is still taken.
-    trace: { mode: "retain-on-failure", screenshots: false },
+    // A failed test's retry records the trace: actions, network, console and the DOM at each step.
+    // Recording every test's trace to keep only the failed ones' cost a tenth of the suite's time,
+    // and its screencast (a JPEG stream from the browser) a sixth before that (docs/testing.md, "The
+    // browser tests"). The failure's own screenshot below is still taken, at the first attempt.
+    trace: { mode: "on-first-retry", screenshots: false },
     screenshot: "only-on-failure",
     browserName: "chromium",
     launchOptions: {
