@@ -5,10 +5,11 @@ import path from "node:path";
  * `npx tsx scripts/compact-exports.ts drizzle-orm`: rewrites an installed package's `exports` map so
  * that every entry of the shape `./x` → `./x.js` (with its `.cjs` and type twins) is served by one
  * pattern, `./*`, and only the others (the root, the folders' `index` files) stay listed, as they
- * were (tests/unit/drizzle-exports-patch.test.ts resolves every subpath of the release). Node.js 24 parses a package's whole
- * `exports` for every `.js` module it loads from it as ESM: drizzle-orm's 179 KB map cost about 1 s
- * of CPU per process (docs/ARCHITECTURE.md, "Patched dependencies"). Run on a fresh install of a
- * new release, then remake the patch with `npx patch-package <package> --exclude '^$'`.
+ * were (tests/unit/drizzle-exports-patch.test.ts resolves every subpath of the release). Node.js 24
+ * parses a package's whole `exports` for every `.js` module it loads from it as ESM: drizzle-orm's
+ * 179 KB map cost about 1 s of CPU per process (docs/ARCHITECTURE.md, "Patched dependencies"). Run
+ * on a fresh install of a new release, then remake the patch with
+ * `npx patch-package <package> --exclude '^$'`.
  */
 type Conditions = Record<string, unknown>;
 

@@ -30,9 +30,9 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-/** The sizes of the groups the app committed since `from` (an offset into its output), and how many it rolled back. */
-function groupsSince(from: number): { committed: number[]; rolledBack: number } {
-  const entries = app
+/** The app's log entries since `from` (an offset into its output). */
+function logSince(from: number): { msg?: string; changes?: number }[] {
+  return app
     .output()
     .slice(from)
     .split("\n")
@@ -43,15 +43,20 @@ function groupsSince(from: number): { committed: number[]; rolledBack: number } 
         return [];
       }
     });
+}
+
+/** The sizes of the groups the app committed since `from`, and how many it rolled back. */
+function groupsSince(from: number): { committed: number[]; rolledBack: number } {
+  const entries = logSince(from);
   return {
     committed: entries.flatMap((entry) => (entry.msg === "change group committed" && typeof entry.changes === "number" ? [entry.changes] : [])),
     rolledBack: entries.filter((entry) => entry.msg === "change group rolled back; its changes run one by one").length,
   };
 }
 
-/** How many creations the app queued for a group since `from` (an offset into its output). */
+/** How many creations the app queued for a group since `from`. */
 function queuedSince(from: number): number {
-  return app.output().slice(from).split("\n").filter((line) => line.includes('"change queued for its lane\'s next group"')).length;
+  return logSince(from).filter((entry) => entry.msg === "change queued for its lane's next group").length;
 }
 
 /**
@@ -127,7 +132,7 @@ describe("group commit of customer creations", () => {
     const send = (sent: { body: Json; refused: boolean }) => client.post("/customers", sent.body).then((answer) => ({ ...sent, answer }));
     const goodBody = (i: number) => ({ body: { email: `grouped-${i}@example.com`, name: `Grouped ${i}` }, refused: false });
     const refusedBody = (i: number) => ({ body: { email: `refused-${i}@example.com`, default_tax_rate: newId("taxRate") }, refused: true });
-    const sent: Promise<{ body: Json; refused: boolean; answer: Awaited<ReturnType<typeof client.post>> }>[] = [];
+    const sent: ReturnType<typeof send>[] = [];
     try {
       sent.push(...Array.from({ length: 100 }, (_, i) => send(goodBody(i))));
       await eventually(async () => ({ blocked: await locker.blocked(), queued: queuedSince(from) }), (now) => now.blocked === 4 && now.queued === 96, 60_000);
