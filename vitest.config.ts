@@ -1,6 +1,5 @@
 import path from "node:path";
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
-import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { isLibSource } from "./tests/setup/coverage-scope";
 
 const root = path.dirname(new URL(import.meta.url).pathname);
@@ -21,51 +20,20 @@ const CONTRACT_FILES = ["tests/unit/openapi-contract.test.ts", "tests/unit/sdk-p
 /**
  * The lint rules' probes write files into the tree (lib/, app/, components/, db/, packages/sdk/),
  * which a file scanning the tree beside them (the import graph, the docs, the SDK's package) could
- * read. So they run in the last group: alone in a whole run, else beside the property files, which
- * read no tree.
+ * read. So they run in the last group, beside the property shards, which read no tree.
  */
 const LINT_PROBE_FILES = ["tests/unit/lint-rules.test.ts"];
 
 /**
- * A whole run (`vitest run`, as `npm test` and CI run it, with no project or file named): the
- * billing property shards run beside the api files, at the lowest CPU priority, in the time the api
- * files leave the cores idle while they wait on their apps, receivers and clocks (about a quarter
- * of the main group's core time). Run after everything else, as they were, they added 5 minutes of
- * two cores' work at the end (docs/testing.md, "The property shards beside the api files"). A
- * narrower run keeps the old arrangement: a named project or file runs as before, with the property
- * files last. An argument this test cannot read (an option's value) counts as a filter: the old
- * arrangement again.
- */
-const WHOLE_RUN = !process.argv.slice(2).some((arg) => arg === "--project" || arg.startsWith("--project=") || !(arg === "run" || arg.startsWith("-")));
-
-/**
  * The groups, in order (a group has one worker count): first the unit, contract, embedded and api
- * projects on API_WORKERS workers, and in a whole run the property project beside them on
- * PROPERTY_WORKERS more (its shards first: PropertyFirstSequencer); then the lint probes (with the
- * property project in a narrower run). (Unit, contract and embedded used to run one file at a time
- * in a group of their own, leaving a core idle: docs/testing.md, "A whole run on a quiet machine".)
+ * projects on API_WORKERS workers; then the property shards with the lint probes, two at once.
+ * (Unit, contract and embedded used to run one file at a time in a group of their own, leaving a
+ * core idle: docs/testing.md, "A whole run on a quiet machine".)
  */
 const MAIN_GROUP = 0;
 const LAST_GROUP = 1;
-/** The property shards are CPU work: two at once use both cores when nothing else runs. */
+/** The last group's workers: the property shards are CPU work, two at once use both cores. */
 const PROPERTY_WORKERS = 2;
-const PROPERTY_GROUP = WHOLE_RUN ? MAIN_GROUP : LAST_GROUP;
-/** A group's workers: every project in a group has the same count (vitest's rule). */
-const MAIN_WORKERS = WHOLE_RUN ? API_WORKERS + PROPERTY_WORKERS : API_WORKERS;
-const LAST_WORKERS = WHOLE_RUN ? 1 : PROPERTY_WORKERS;
-
-/**
- * The billing property shards first, so that from the start they hold PROPERTY_WORKERS of the main
- * group's workers (as long as they last) and the api files keep the other API_WORKERS; otherwise
- * vitest's order (by project name, then by file size or the last run's time) would start them last.
- */
-class PropertyFirstSequencer extends BaseSequencer {
-  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const sorted = await super.sort(files);
-    const isShard = (file: TestSpecification) => /\/billing-property-\d+\.test\.ts$/.test(file.moduleId);
-    return [...sorted.filter(isShard), ...sorted.filter((file) => !isShard(file))];
-  }
-}
 
 /** A project of plain Node tests (no server of its own to start), in `group` on `maxWorkers` workers, with 60 s hang bounds. */
 function nodeProject(name: string, files: { include: string[]; exclude?: string[] }, group: number, maxWorkers: number): TestProjectInlineConfiguration {
@@ -108,14 +76,13 @@ export default defineConfig({
     // reportOnFailure: a failed test still leaves the figure (the command fails all the same).
     coverage: { provider: "custom", customProviderModule: "vitest-monocart-coverage", include: ["lib/**"], reportOnFailure: true, ...COVERAGE_REPORT_OPTIONS },
     // `npm run test:profile` adds the profile (slowest files, time spent on set-up): tests/setup/profile-reporter.ts.
-    sequence: { sequencer: PropertyFirstSequencer },
     reporters: ["default", "./tests/setup/summary-reporter.ts", ...(process.env.TEST_PROFILE ? ["./tests/setup/profile-reporter.ts"] : [])],
     projects: [
       // 60 s, not vitest's 5 s default: a timeout here stops a hung test, it does not measure speed
       // (importing the whole router took 6.3 s at load 12, and failed "compiles from the real lists").
-      nodeProject("unit", { include: ["tests/unit/**/*.test.ts"], exclude: [...configDefaults.exclude, ...CONTRACT_FILES, ...LINT_PROBE_FILES] }, MAIN_GROUP, MAIN_WORKERS),
-      nodeProject("contract", { include: CONTRACT_FILES }, MAIN_GROUP, MAIN_WORKERS),
-      nodeProject("lint-probes", { include: LINT_PROBE_FILES }, LAST_GROUP, LAST_WORKERS),
+      nodeProject("unit", { include: ["tests/unit/**/*.test.ts"], exclude: [...configDefaults.exclude, ...CONTRACT_FILES, ...LINT_PROBE_FILES] }, MAIN_GROUP, API_WORKERS),
+      nodeProject("contract", { include: CONTRACT_FILES }, MAIN_GROUP, API_WORKERS),
+      nodeProject("lint-probes", { include: LINT_PROBE_FILES }, LAST_GROUP, PROPERTY_WORKERS),
       {
         // Real HTTP against `next start` on a fresh PostgreSQL database (see tests/setup/api-server.ts).
         extends: true,
@@ -124,9 +91,8 @@ export default defineConfig({
           // Its files wait on HTTP, PostgreSQL, receivers and the clock more than they compute, and each
           // isolates itself by its own organizations on the shared app: several at once keep the cores
           // busy (vitest's default on 2 cores is one file at a time). The unit, contract and embedded
-          // projects share its group and workers: MAIN_GROUP (and in a whole run the property shards, on
-          // PROPERTY_WORKERS more: WHOLE_RUN).
-          maxWorkers: MAIN_WORKERS,
+          // projects share its group and workers: MAIN_GROUP.
+          maxWorkers: API_WORKERS,
           // One module graph per worker for all the files it runs, not one per file: loading lib/
           // into a file's new graph cost about 1 s of CPU, and 133 files spent more CPU starting than
           // the app they test (docs/testing.md, "The test workers' CPU"). So a file leaves the
@@ -153,10 +119,9 @@ export default defineConfig({
           name: "property",
           include: ["tests/property/**/*.test.ts"],
           // Its shards are CPU work (the verbs, their PDFs, PostgreSQL): two at once use both cores of a
-          // 2-core machine, where vitest's default is one worker. In a whole run they go first in the main
-          // group, beside the api files, at the lowest priority (WHOLE_RUN); else last, with the lint probes.
-          maxWorkers: WHOLE_RUN ? MAIN_WORKERS : PROPERTY_WORKERS,
-          sequence: { groupOrder: PROPERTY_GROUP },
+          // 2-core machine, where vitest's default is one worker. The last group, with the lint probes.
+          maxWorkers: PROPERTY_WORKERS,
+          sequence: { groupOrder: LAST_GROUP },
           globalSetup: ["tests/setup/process-guard.ts", "tests/setup/property-database.ts"],
           setupFiles: ["tests/setup/property-env.ts"],
           testTimeout: 120_000,
@@ -169,7 +134,7 @@ export default defineConfig({
         test: {
           name: "embedded",
           include: ["tests/embedded/**/*.test.ts"],
-          maxWorkers: MAIN_WORKERS,
+          maxWorkers: API_WORKERS,
           sequence: { groupOrder: MAIN_GROUP },
           globalSetup: ["tests/setup/process-guard.ts", "tests/setup/event-check.ts"],
           setupFiles: ["tests/setup/stop-leftovers.ts"],

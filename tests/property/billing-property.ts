@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { advanceClock } from "@/lib/clock/service";
 import type { ServiceContext } from "@/lib/context";
 import { createCreditNote, voidCreditNote } from "@/lib/credit-notes/service";
@@ -34,7 +34,6 @@ import { getDb } from "@/db/client";
 import { renewalGraceMs } from "@/lib/usage/billing";
 import { ingestUsageEvents } from "@/lib/usage/ingest";
 import { auditAccountMoney, describeDifference } from "@/scripts/audit/money";
-import { runAtLowestPriority } from "../helpers/lowest-priority";
 import { arbSequence, CATALOGUE, couponTerms, METERED, newCurrencyTally, priceTerms, runSequence, type CurrencyTally, type BillingDriver, type CatalogueIds, type Outcome, type Sequence } from "../helpers/billing-sequences";
 
 /*
@@ -247,11 +246,8 @@ async function runAll(lanes: readonly Lane[], sequences: readonly Sequence[], in
 export function describeBillingProperty(shard: number): void {
   if (!Number.isInteger(shard) || shard < 0 || shard >= SHARDS) throw new Error(`shard ${shard}: the billing property test has shards 0 … ${SHARDS - 1} (SHARDS)`);
   let lanes: Lane[];
-  let stopSessionScan: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    // The shards run beside the api files and take only the cores' idle time (vitest.config.ts).
-    stopSessionScan = runAtLowestPriority(databaseUrl());
     lanes = await Promise.all(Array.from({ length: LANES }, (_, index) => newLane(shard * LANES + index)));
   });
 
@@ -289,9 +285,5 @@ export function describeBillingProperty(shard: number): void {
       const differences = (await Promise.all(lanes.map(async (lane) => (await auditAccountMoney({ databaseUrl: databaseUrl(), accountId: lane.accountId })).map((difference) => `${lane.accountId}: ${describeDifference(difference)}`)))).flat();
       expect(differences, `the money audit of the lanes' accounts (${seed})`).toEqual([]);
     }, SHARD_TIMEOUT_MS);
-  });
-
-  afterAll(async () => {
-    await stopSessionScan?.();
   });
 }
