@@ -126,11 +126,11 @@ describe("emails across faults", () => {
           // (beside another whole run, the app found its database slow and answered "Retry in 5
           // seconds"); the same key sends the email at most once, so the count stays exact.
           const send = { headers: { "Idempotency-Key": `send-${address}-${next}` } };
-          let queued = await client.post(`/invoices/${draft.id}/send`, undefined, send);
-          while (queued.status === 503 && (queued.body as { retryable?: boolean }).retryable === true) {
-            await new Promise((resolve) => setTimeout(resolve, 1_000)); // a client's back-off, not a wait for a condition
-            queued = await client.post(`/invoices/${draft.id}/send`, undefined, send);
-          }
+          const queued = await eventually(
+            () => client.post(`/invoices/${draft.id}/send`, undefined, send),
+            (answer) => !(answer.status === 503 && (answer.body as { retryable?: boolean }).retryable === true),
+            60_000,
+          );
           expect(queued.status, queued.text).toBe(201);
         }
       }),
