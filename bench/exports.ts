@@ -18,7 +18,7 @@ import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
-import { loadSyntheticEvents } from "@/db/synthetic-events";
+import { loadSyntheticEvents, withEventIndexesRebuilt } from "@/db/synthetic-events";
 import { newId } from "@/lib/ids";
 import { residentBytes } from "@/tests/helpers/memory";
 import { processCpuMs, startApp } from "@/tests/helpers/server";
@@ -96,7 +96,9 @@ async function main(): Promise<void> {
     const main = newId("account");
     const { token } = await benchAccounts(sql, main, newId("account"));
     let started = performance.now();
-    await loadSyntheticEvents(sql, { accountId: main, events: EVENTS, onProgress: (done) => process.stderr.write(`\r  ${done.toLocaleString("en")} events`) });
+    await withEventIndexesRebuilt(sql, () =>
+      loadSyntheticEvents(sql, { accountId: main, events: EVENTS, onProgress: (done) => process.stderr.write(`\r  ${done.toLocaleString("en")} events`) }),
+    );
     process.stderr.write("\n");
     log(`loaded ${EVENTS.toLocaleString("en")} events (ANALYZEd) in ${elapsed(started)}`);
     const app = await startApp({ DATABASE_URL: url });
