@@ -76,8 +76,11 @@ server.close();
 
 const secret = "whsec_" + Buffer.alloc(32, 7).toString("base64");
 const body = JSON.stringify({ id: "evt_1", object: "event", type: "invoice.paid", data: { object: { id: "in_1" } } });
-const signature = new Webhook(secret).sign("evt_1", new Date(), body);
-const headers = { "webhook-id": "evt_1", "webhook-timestamp": String(Math.floor(Date.now() / 1000)), "webhook-signature": signature };
+// One instant for the signature and its header: read twice, a second's turn between them (a loaded
+// machine, once) made the signed timestamp another than the one sent.
+const signedAt = new Date();
+const signature = new Webhook(secret).sign("evt_1", signedAt, body);
+const headers = { "webhook-id": "evt_1", "webhook-timestamp": String(Math.floor(signedAt.getTime() / 1000)), "webhook-signature": signature };
 const event = webhooks.verify(Buffer.from(body), headers, secret);
 let tampered = "";
 try { webhooks.verify(body.replace("in_1", "in_2"), headers, secret); } catch (error) { tampered = error.name; }
