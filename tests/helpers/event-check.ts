@@ -16,6 +16,7 @@ import { serializeEvent, type EventRow } from "@/lib/events-api/serialize";
 import { openApiDocument } from "@/lib/server/openapi";
 import { webhookPayload } from "@/lib/webhooks/payload";
 import { checkInvoicePdfs, type PdfCheckCoverage } from "./pdf-check";
+import { SYNTHETIC_METADATA } from "./synthetic";
 
 /**
  * The one check that every event a test suite emitted is what the OpenAPI document says: each
@@ -91,7 +92,7 @@ export function validateEvents(rows: { row: EventRow; livemode: boolean }[], dat
  * such rows in PostgreSQL and only counts them (exports-stream's million, read into the worker only
  * to be skipped, cost it more CPU than the rest of its check).
  */
-const syntheticEventRow = sql`${schema.events.metadata} @> '{"synthetic": true}'::jsonb`;
+const syntheticEventRow = sql`${schema.events.metadata} @> ${SYNTHETIC_METADATA}::jsonb`;
 
 /** Every event of a database, in batches, checked; the result goes to the run's ledger. */
 async function checkDatabase(db: Database, database: string, options: EventCheckOptions = {}): Promise<void> {

@@ -5,3 +5,6 @@
  */
 export const isSyntheticEvent = (value: unknown): boolean =>
   typeof value === "object" && value !== null && (value as { metadata?: { synthetic?: unknown } }).metadata?.synthetic === true;
+
+/** The same mark as a jsonb containment (`metadata @> …`), for a check that leaves such rows in the database. */
+export const SYNTHETIC_METADATA = JSON.stringify({ synthetic: true });
