@@ -96,10 +96,11 @@ export function postgresClient(
             application_name: applicationName,
             statement_timeout: DATABASE_TIMEOUTS.statementMs,
             idle_in_transaction_session_timeout: DATABASE_TIMEOUTS.idleInTransactionMs,
-            // Statements are prepared (db/prepared.ts) to save parsing, and each run is still
-            // planned for its parameters, as an unprepared one was: a generic plan could not know
-            // how an account's rows are spread (the events' filters, the usage partitions).
-            plan_cache_mode: "force_custom_plan",
+            // Statements are prepared (db/prepared.ts) and PostgreSQL's plan cache decides when
+            // a plan made once serves every run ("auto", whatever the server's default); the
+            // reads whose plan depends on how an account's rows are spread run unprepared, so
+            // they are planned for each run's parameters (`plannedPerRun`).
+            plan_cache_mode: "auto",
             ...options.connection,
           },
         }),

@@ -8,6 +8,30 @@ import type postgres from "postgres";
  */
 export const PREPARED_TEXTS_PER_POOL = 2_000;
 
+/**
+ * The tables that grow without bound and whose rows are spread very unevenly between accounts (one
+ * account's million events beside another's ten; a meter's busy hours): a statement that reads them
+ * is planned for each run's parameters, because a plan made once for average values can pick the
+ * wrong index for an account far from the average (the events' filters, the usage windows, the
+ * webhook claim's skip scan). Every other statement is prepared and left to PostgreSQL's plan cache
+ * (`plan_cache_mode=auto`: planned for its first five runs, then once for all runs when that plan
+ * costs no more), so a write is not planned again on every run: planning was two fifths of
+ * PostgreSQL's time in the billing property test (docs/performance.md).
+ */
+export const PLANNED_PER_RUN_TABLES = ["events", "event_deliveries", "usage_events", "usage_hourly", "usage_hourly_unique"] as const;
+
+/** Reads one of PLANNED_PER_RUN_TABLES (`from` or `join` it; an `insert into` it reads nothing). */
+const readsPlannedPerRunTable = new RegExp(`\\b(?:from|join)\\s+"?(?:${PLANNED_PER_RUN_TABLES.join("|")})"?(?![\\w"])`, "i");
+
+/**
+ * Whether a statement text must be planned for each run's parameters. Such a text is sent
+ * unprepared: PostgreSQL parses an unnamed statement afresh on each run and always plans it for
+ * the values bound to it.
+ */
+export function plannedPerRun(query: string): boolean {
+  return readsPlannedPerRunTable.test(query);
+}
+
 type Unsafe = postgres.Sql["unsafe"];
 type Begin = (...args: unknown[]) => Promise<unknown>;
 /** A pool's or a transaction's `sql`: what is wrapped. */
@@ -18,7 +42,7 @@ type Scope = { unsafe: Unsafe; savepoint?: Begin };
  * PostgreSQL parses, analyses and plans every statement on every run: in the billing property test
  * the backends were in PARSE in three of every five samples they were busy. This makes the pool
  * prepare what it is given, once per connection (postgres.js keeps each connection's statements by
- * text): a repeat is only bound and executed. Queries inside a transaction run on the transaction's
+ * text): a repeat is only bound and executed, and planned again only where `plannedPerRun` says so. Queries inside a transaction run on the transaction's
  * own `sql`, so `begin`'s callback gets it wrapped too.
  *
  * The texts are the code's (drizzle's parameters are never in them), but some vary with a list's
@@ -30,7 +54,7 @@ export function prepareStatements(client: postgres.Sql, limit = PREPARED_TEXTS_P
   const prepared = new Set<string>();
   const preparing = (query: string): boolean => {
     if (prepared.has(query)) return true;
-    if (prepared.size >= limit) return false;
+    if (prepared.size >= limit || plannedPerRun(query)) return false;
     prepared.add(query);
     return true;
   };
