@@ -42,8 +42,9 @@ type Scope = { unsafe: Unsafe; savepoint?: Begin };
  * PostgreSQL parses, analyses and plans every statement on every run: in the billing property test
  * the backends were in PARSE in three of every five samples they were busy. This makes the pool
  * prepare what it is given, once per connection (postgres.js keeps each connection's statements by
- * text): a repeat is only bound and executed, and planned again only where `plannedPerRun` says so. Queries inside a transaction run on the transaction's
- * own `sql`, so `begin`'s callback gets it wrapped too.
+ * text): a repeat is only bound and executed, and planned again only as PostgreSQL's plan cache
+ * decides. What `plannedPerRun` names stays unprepared. Queries inside a transaction run on the
+ * transaction's own `sql`, so `begin`'s callback gets it wrapped too.
  *
  * The texts are the code's (drizzle's parameters are never in them), but some vary with a list's
  * length (`in ($1, $2, …)`): only the first PREPARED_TEXTS_PER_POOL distinct texts are prepared, so
