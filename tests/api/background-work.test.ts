@@ -1,32 +1,22 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config";
 import { api, apiRoot } from "../helpers/api";
-import { createFreshDatabase } from "../helpers/database";
+import { isolatedDatabase } from "../helpers/isolated-database";
 import { eventually, Receiver } from "../helpers/receiver";
-import { PROJECT_ROOT, startApp, type RunningApp } from "../helpers/server";
+import { startApp, type RunningApp } from "../helpers/server";
 import { CLOCK_TEST_ENV } from "../setup/api-server";
-
-const run = promisify(execFile);
 
 /**
  * `BACKGROUND_WORK=off`: an instance that serves the API only, beside a worker instance on the same
  * database (docs/operations.md, "Runtime modes"). Its own fresh database and processes (the global app is not
  * involved).
  */
-let database: Awaited<ReturnType<typeof createFreshDatabase>>;
+let database: Awaited<ReturnType<typeof isolatedDatabase>>;
 let apiOnly: RunningApp;
 let worker: RunningApp | undefined;
-let seed: { account_id: string; secret_token: string };
 
 beforeAll(async () => {
-  database = await createFreshDatabase("background_work");
-  const { stdout } = await run(process.execPath, ["--import", "tsx", "scripts/seed.ts", "--json"], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, DATABASE_URL: database.url },
-  });
-  seed = JSON.parse(stdout);
+  database = await isolatedDatabase("background_work");
   apiOnly = await startApp({ DATABASE_URL: database.url, BACKGROUND_WORK: "off", ...CLOCK_TEST_ENV });
 }, 120_000);
 
@@ -58,8 +48,8 @@ describe("BACKGROUND_WORK=off", () => {
     expect(apiOnly.output()).toMatch(/BACKGROUND_WORK=off/);
     const receiver = await Receiver.start();
     try {
-      const client = api(seed.secret_token, apiRoot(apiOnly.baseUrl));
-      const endpoint = await client.post(`/${seed.account_id}/webhook-endpoints`, { url: receiver.url, events: ["customer.created"] });
+      const client = api(database.token, apiRoot(apiOnly.baseUrl));
+      const endpoint = await client.post(`/${database.accountId}/webhook-endpoints`, { url: receiver.url, events: ["customer.created"] });
       expect(endpoint.status).toBe(201);
       receiver.useSecret(endpoint.body.secret);
       for (let i = 0; i < 10; i++) expect((await client.post("/customers", { email: `before-${i}@example.com` })).status).toBe(201);

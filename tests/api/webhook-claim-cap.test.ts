@@ -1,14 +1,9 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as schema from "@/db/schema";
 import { claimDue } from "@/lib/webhooks/claim";
-import { createFreshDatabase } from "../helpers/database";
-import { PROJECT_ROOT } from "../helpers/server";
-
-const run = promisify(execFile);
+import { isolatedDatabase } from "../helpers/isolated-database";
 
 /**
  * The claim statement itself (lib/webhooks/claim.ts), raced from many connections at once, as
@@ -20,17 +15,13 @@ const CAP = 6;
 const CLAIMERS = 8;
 const ROUNDS = 60;
 
-let database: Awaited<ReturnType<typeof createFreshDatabase>>;
+let database: Awaited<ReturnType<typeof isolatedDatabase>>;
 let sql: postgres.Sql;
 let endpointId: string;
 
 beforeAll(async () => {
-  database = await createFreshDatabase("claim_cap");
-  const { stdout } = await run(process.execPath, ["--import", "tsx", "scripts/seed.ts", "--json"], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, DATABASE_URL: database.url },
-  });
-  const { account_id: accountId } = JSON.parse(stdout) as { account_id: string };
+  database = await isolatedDatabase("claim_cap");
+  const { accountId } = database;
   sql = postgres(database.url, { max: CLAIMERS + 1, onnotice: () => {} });
   endpointId = "we_claim_cap";
   await sql`insert into webhook_endpoints (id, account_id, url, events, secret_ciphertext)

@@ -1,13 +1,9 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, apiRoot } from "../helpers/api";
-import { createFreshDatabase } from "../helpers/database";
+import { isolatedDatabase } from "../helpers/isolated-database";
 import { Receiver, type ReceivedRequest } from "../helpers/receiver";
-import { PROJECT_ROOT, startApp, type RunningApp } from "../helpers/server";
+import { startApp, type RunningApp } from "../helpers/server";
 import { CLOCK_TEST_ENV } from "../setup/api-server";
-
-const run = promisify(execFile);
 
 /**
  * Two `next start` processes on one fresh database, each with its embedded delivery driver (the
@@ -16,18 +12,11 @@ const run = promisify(execFile);
  */
 /** Attempts in flight per endpoint, across both instances. */
 const ENDPOINT_CAP = 6;
-let database: Awaited<ReturnType<typeof createFreshDatabase>>;
+let database: Awaited<ReturnType<typeof isolatedDatabase>>;
 let apps: RunningApp[] = [];
-let seed: { account_id: string; secret_token: string };
 
 beforeAll(async () => {
-  database = await createFreshDatabase("instances");
-  // The seed script migrates the database first.
-  const { stdout } = await run(process.execPath, ["--import", "tsx", "scripts/seed.ts", "--json"], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, DATABASE_URL: database.url },
-  });
-  seed = JSON.parse(stdout);
+  database = await isolatedDatabase("instances");
   apps = await Promise.all(
     [0, 1].map(() => startApp({ DATABASE_URL: database.url, WEBHOOK_ENDPOINT_CONCURRENCY: String(ENDPOINT_CAP), ...CLOCK_TEST_ENV })),
   );
@@ -38,7 +27,7 @@ afterAll(async () => {
   await database?.drop();
 }, 60_000);
 
-const clients = () => apps.map((app) => api(seed.secret_token, apiRoot(app.baseUrl)));
+const clients = () => apps.map((app) => api(database.token, apiRoot(app.baseUrl)));
 
 /** Creates `count` customers through the given instances in turn, `parallel` at a time. */
 async function createCustomers(label: string, count: number, through: number[] = [0, 1], parallel = 10) {
@@ -54,7 +43,7 @@ async function createCustomers(label: string, count: number, through: number[] =
 
 async function newEndpoint(receiver: Receiver): Promise<string> {
   const [a] = clients();
-  const created = await a!.post(`/${seed.account_id}/webhook-endpoints`, { url: receiver.url, events: ["customer.created"] });
+  const created = await a!.post(`/${database.accountId}/webhook-endpoints`, { url: receiver.url, events: ["customer.created"] });
   expect(created.status).toBe(201);
   receiver.useSecret(created.body.secret);
   return created.body.id;
