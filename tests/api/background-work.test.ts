@@ -8,7 +8,7 @@ import { CLOCK_TEST_ENV } from "../setup/api-server";
 
 /**
  * `BACKGROUND_WORK=off`: an instance that serves the API only, beside a worker instance on the same
- * database (docs/operations.md, "Runtime modes"). Its own fresh database and processes (the global app is not
+ * database (docs/operations.md, "Runtime modes"). Its own database (a template copy) and processes (the global app is not
  * involved).
  */
 let database: Awaited<ReturnType<typeof isolatedDatabase>>;

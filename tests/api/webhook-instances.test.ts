@@ -6,7 +6,7 @@ import { startApp, type RunningApp } from "../helpers/server";
 import { CLOCK_TEST_ENV } from "../setup/api-server";
 
 /**
- * Two `next start` processes on one fresh database, each with its embedded delivery driver (the
+ * Two `next start` processes on one database of their own, each with its embedded delivery driver (the
  * global setup's app is not involved). The webhook settings (1.5 s deadline, 300 ms retries) come
  * from the environment the global setup put in place.
  */
