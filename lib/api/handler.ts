@@ -66,7 +66,12 @@ export function errorResponse(error: unknown, requestId: string, instance: strin
     if (error.category === "unauthorized") headers.set("WWW-Authenticate", 'Bearer realm="api"');
     return problemResponse(problemBody(error, requestId, instance), headers);
   }
-  if (isDatabaseUnavailable(error)) return unavailableResponse(requestId, instance, headers);
+  if (isDatabaseUnavailable(error)) {
+    // Which bound gave up (the pool's queue, the watchdog, a refused connection) is what an
+    // operator needs to tell an overloaded database from an unreachable one.
+    log().warn({ request_id: requestId, instance, err: safeError(error) }, "database unavailable; answered 503");
+    return unavailableResponse(requestId, instance, headers);
+  }
   log().error({ request_id: requestId, instance, err: safeError(error) }, "unhandled error");
   return problemResponse(internalErrorBody(requestId, instance), headers);
 }
