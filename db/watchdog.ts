@@ -12,8 +12,9 @@ import postgres from "postgres";
  *
  * - a socket that has been sent something and has read nothing for `suspectMs` makes the watchdog
  *   ask whether the database answers at all, on a fresh connection with its own short deadline;
- *   when it does not, every pooled socket silent for `suspectMs` is destroyed (their queries fail
- *   with ETIMEDOUT, which the API answers with a 503) and the pool reconnects when it can;
+ *   when it does not, and no pooled socket has read anything meanwhile either, every pooled socket
+ *   silent for `suspectMs` is destroyed (their queries fail with ETIMEDOUT, which the API answers
+ *   with a 503) and the pool reconnects when it can;
  * - a socket silent for `hardMs` (longer than any statement may run on the server) is destroyed
  *   whatever the probe says: only that socket is dead, the database is fine.
  *
@@ -212,7 +213,7 @@ export class SocketWatchdog {
         ? client<{ pid: number }[]>`select pid from pg_stat_activity where pid = any(string_to_array(${pids.join(",")}, ',')::int[]) and state = 'active'`
         : client`select 1`;
       const answer = await Promise.race([query, deadline]);
-      if (answer === "silent") return this.killSilentSince(started - this.settings.suspectMs);
+      if (answer === "silent") return this.probeUnanswered(started);
       if (!pids.length) return;
       const running = new Set(answer.map((row) => Number(row.pid)));
       for (const watched of suspects) {
@@ -223,12 +224,23 @@ export class SocketWatchdog {
       }
     } catch (error) {
       // An error *from the server* (too many connections, starting up) means it is there.
-      if (!(error instanceof postgres.PostgresError)) this.killSilentSince(started - this.settings.suspectMs);
+      if (!(error instanceof postgres.PostgresError)) this.probeUnanswered(started);
     } finally {
       clearTimeout(timer);
       void client.end({ timeout: 0 }).catch(() => {});
       this.probing = false;
     }
+  }
+
+  /**
+   * The probe got no answer in time. A database that answered another of the pool's sockets since
+   * the probe began is there, only slow to open a connection (a loaded host forks its backends
+   * late): the suspects are left to the next probe. Otherwise it is gone, and so are the sockets
+   * silent since the suspicion began.
+   */
+  private probeUnanswered(started: number): void {
+    for (const watched of this.sockets) if (watched.lastRead >= started) return;
+    this.killSilentSince(started - this.settings.suspectMs);
   }
 
   /** Destroys every socket that has read nothing since `since` (idle ones too: the peer is gone). */
