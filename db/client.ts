@@ -52,6 +52,27 @@ type Handle = { kind: "postgres" | "embedded"; db: Database; close: () => Promis
 const HANDLE = Symbol.for("billing-service.db");
 type GlobalWithHandle = typeof globalThis & { [HANDLE]?: Promise<Handle> };
 
+const WATCHDOGS = Symbol.for("billing-service.db.watchdogs");
+type GlobalWithWatchdogs = typeof globalThis & { [WATCHDOGS]?: Map<string, SocketWatchdog> };
+
+/**
+ * One watchdog per database the process talks to, shared by its pools (the API's and the delivery
+ * driver's, whose claims and LISTEN read all the time): every socket that reads is evidence that a
+ * slow statement's server is busy rather than gone (db/watchdog.ts). On globalThis, as the handle.
+ */
+function watchdogFor(url: string, pooled: boolean): SocketWatchdog {
+  const watchdogs = ((globalThis as GlobalWithWatchdogs)[WATCHDOGS] ??= new Map());
+  const key = `${pooled ? "pooled" : "direct"} ${url}`;
+  let watchdog = watchdogs.get(key);
+  if (!watchdog) {
+    const t = DATABASE_TIMEOUTS;
+    const settings = { connectMs: t.connectSeconds * 1000, suspectMs: t.suspectMs, probeMs: t.probeMs, hardMs: t.hardMs };
+    watchdog = new SocketWatchdog(url, settings, !pooled);
+    watchdogs.set(key, watchdog);
+  }
+  return watchdog;
+}
+
 /**
  * A postgres.js pool with every wait bounded (docs/security.md, "No database"): the API's
  * pool, and the webhook driver's (lib/webhooks/pool.ts), which adds its own startup parameters.
@@ -61,12 +82,7 @@ export function postgresClient(
   options: { max: number; pooled: boolean; applicationName: string; connection?: Record<string, string> },
 ): postgres.Sql {
   const { max, pooled, applicationName } = options;
-  const t = DATABASE_TIMEOUTS;
-  const watchdog = new SocketWatchdog(
-    url,
-    { connectMs: t.connectSeconds * 1000, suspectMs: t.suspectMs, probeMs: t.probeMs, hardMs: t.hardMs },
-    !pooled,
-  );
+  const watchdog = watchdogFor(url, pooled);
   const client = postgres(url, {
     max,
     onnotice: () => {},

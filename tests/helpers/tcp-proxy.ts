@@ -1,9 +1,12 @@
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { freePort } from "./server";
 
-type Mode = "forward" | "stall" | "blackhole";
-/** `dead`: forwards nothing more; `silenced`: blackholed, so never closed towards the client either. */
-type Pair = { client: Socket; upstream: Socket | null; dead: boolean; silenced: boolean };
+type Mode = "forward" | "stall" | "stall-new" | "blackhole";
+/**
+ * `dead`: forwards nothing more; `silenced`: blackholed, so never closed towards the client either;
+ * `held`: opened during `stallNew`, its bytes held until restore.
+ */
+type Pair = { client: Socket; upstream: Socket | null; dead: boolean; silenced: boolean; held: boolean };
 
 /**
  * A TCP proxy on loopback that a test can cut, blackhole, stall and restore: the database seen
@@ -40,6 +43,7 @@ export class TcpProxy {
    */
   async restore(): Promise<void> {
     this.mode = "forward";
+    for (const pair of this.pairs) pair.held = false;
     const held = this.held;
     this.held = [];
     for (const { pair, to, chunk } of held) this.send(pair, to, chunk);
@@ -65,6 +69,15 @@ export class TcpProxy {
   /** Holds every byte, of open and new connections (accepted, connected upstream), until restore. */
   stall(): void {
     this.mode = "stall";
+  }
+
+  /**
+   * Holds every byte of the connections opened from now on (accepted, connected upstream) until
+   * restore, while the open ones carry on: a server that answers its sessions but is too loaded to
+   * start a new one in time.
+   */
+  stallNew(): void {
+    this.mode = "stall-new";
   }
 
   /** Resets every open connection (RST), keeps listening. */
@@ -95,7 +108,7 @@ export class TcpProxy {
 
   private accept(client: Socket): void {
     const blackholed = this.mode === "blackhole";
-    const pair: Pair = { client, upstream: null, dead: blackholed, silenced: blackholed };
+    const pair: Pair = { client, upstream: null, dead: blackholed, silenced: blackholed, held: this.mode === "stall-new" };
     this.pairs.add(pair);
     client.on("error", () => this.drop(pair));
     client.on("close", () => this.drop(pair));
@@ -115,7 +128,7 @@ export class TcpProxy {
       this.drop(pair);
       return;
     }
-    if (this.mode === "stall") this.held.push({ pair, to, chunk });
+    if (this.mode === "stall" || pair.held) this.held.push({ pair, to, chunk });
     else this.send(pair, to, chunk);
   }
 

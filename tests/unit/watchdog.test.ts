@@ -1,16 +1,15 @@
-import postgres from "postgres";
 import { afterEach, describe, expect, it } from "vitest";
-import { DATABASE_TIMEOUTS } from "@/db/client";
-import { SocketWatchdog } from "@/db/watchdog";
+import { DATABASE_TIMEOUTS, postgresClient } from "@/db/client";
 import { ADMIN_DATABASE_URL } from "../helpers/database";
 import { TcpProxy } from "../helpers/tcp-proxy";
 
 /*
- * db/watchdog.ts tells a slow database from a gone one. Its probe (a fresh connection with a short
- * deadline) is sent here through a proxy that holds every byte, as a host too loaded to start a
- * backend in time would; the pool's own sockets reach PostgreSQL directly, with the service's
- * timeouts. A statement that runs longer than the suspicion threshold is then cut only when no
- * other socket of the pool has heard from the database while the probe waited.
+ * db/watchdog.ts tells a slow database from a gone one. Two pools of the service (db/client.ts, as
+ * the API's and the delivery driver's) reach PostgreSQL through a proxy that then holds every byte
+ * of the connections opened after their first: the pools' sessions carry on, but the watchdog's
+ * probe (a fresh connection with a short deadline) goes unanswered, as on a host too loaded to
+ * start a backend in time. A statement that runs longer than the suspicion threshold is then cut
+ * only when no socket of either pool has heard from the database while the probe waited.
  */
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -18,30 +17,23 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** Two one-connection pools sharing one watchdog, whose probe goes through a stalled proxy. */
+/** Two one-connection pools on one database, open, behind a proxy that holds new connections. */
 async function poolsWithStalledProbe() {
   const direct = new URL(ADMIN_DATABASE_URL);
   const proxy = await TcpProxy.start({ host: direct.hostname, port: Number(direct.port || 5432) });
   cleanups.push(() => proxy.cut());
-  const probed = new URL(direct);
-  probed.port = String(proxy.port);
-  const t = DATABASE_TIMEOUTS;
-  const watchdog = new SocketWatchdog(
-    probed.toString(),
-    { connectMs: t.connectSeconds * 1000, suspectMs: t.suspectMs, probeMs: t.probeMs, hardMs: t.hardMs },
-    true,
-  );
-  const pool = () => {
-    // `socket` is postgres.js's own option, missing from its types (as in db/client.ts).
-    const client = postgres(ADMIN_DATABASE_URL, { max: 1, prepare: false, onnotice: () => {}, ssl: false, ...({ socket: watchdog.socket } as object) });
+  const proxied = new URL(direct);
+  proxied.port = String(proxy.port);
+  const pool = (applicationName: string) => {
+    const client = postgresClient(proxied.toString(), { max: 1, pooled: false, applicationName });
     cleanups.push(() => client.end({ timeout: 1 }));
     return client;
   };
-  const slow = pool();
-  const other = pool();
+  const slow = pool("watchdog test: slow");
+  const other = pool("watchdog test: other");
   await slow`select 1`;
   await other`select 1`;
-  proxy.stall();
+  proxy.stallNew();
   return { slow, other };
 }
 
@@ -49,9 +41,9 @@ async function poolsWithStalledProbe() {
 const SLOW_SECONDS = (DATABASE_TIMEOUTS.suspectMs + DATABASE_TIMEOUTS.probeMs) / 1000 + 2;
 
 describe("the database watchdog", () => {
-  it("leaves a long statement alone while the database answers the pool's other sockets, though its probe goes unanswered", { timeout: 60_000 }, async () => {
+  it("leaves a long statement alone while the database answers another pool's socket, though its probe goes unanswered", { timeout: 60_000 }, async () => {
     const { slow, other } = await poolsWithStalledProbe();
-    // The database answers this pool's other connection all along, as a busy one does.
+    // The database answers the other pool all along, as a busy one does.
     let answering = true;
     let answered = 0;
     const traffic = (async () => {
@@ -67,7 +59,7 @@ describe("the database watchdog", () => {
     expect(answered).toBeGreaterThan(0);
   });
 
-  it("cuts that statement when nothing of the pool hears from the database while the probe waits", { timeout: 60_000 }, async () => {
+  it("cuts that statement when nothing hears from the database while the probe waits", { timeout: 60_000 }, async () => {
     const { slow } = await poolsWithStalledProbe();
     await expect(slow`select pg_sleep(${SLOW_SECONDS}) as slept`).rejects.toMatchObject({ code: "ETIMEDOUT" });
   });
