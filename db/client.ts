@@ -79,7 +79,7 @@ function watchdogFor(url: string, pooled: boolean): SocketWatchdog {
  */
 export function postgresClient(
   url: string,
-  options: { max: number; pooled: boolean; applicationName: string; connection?: Record<string, string> },
+  options: { max: number; pooled: boolean; applicationName: string; idleSeconds?: number; connection?: Record<string, string> },
 ): postgres.Sql {
   const { max, pooled, applicationName } = options;
   const watchdog = watchdogFor(url, pooled);
@@ -93,7 +93,7 @@ export function postgresClient(
     // recover by itself: seconds to connect, idle connections recycled, no statement or
     // abandoned transaction held for long.
     connect_timeout: DATABASE_TIMEOUTS.connectSeconds,
-    idle_timeout: DATABASE_TIMEOUTS.idleSeconds,
+    idle_timeout: options.idleSeconds ?? DATABASE_TIMEOUTS.idleSeconds,
     max_lifetime: 30 * 60,
     keep_alive: 30,
     // Reconnect within a second once the database is back (the default backs off up to 20 s).
@@ -145,8 +145,8 @@ function fetchTypesOnce(options: ConnectingOptions): void {
 }
 
 async function openPostgres(url: string): Promise<Handle> {
-  const { poolSize, pooled } = config().database;
-  const client = postgresClient(url, { max: poolSize, pooled, applicationName: POOL_NAMES.api });
+  const { poolSize, pooled, idleSeconds } = config().database;
+  const client = postgresClient(url, { max: poolSize, pooled, applicationName: POOL_NAMES.api, idleSeconds });
   const db = drizzlePostgres(client, { schema }) as unknown as Database;
   return { kind: "postgres", db, close: () => client.end({ timeout: 5 }), client };
 }
@@ -237,7 +237,7 @@ export async function firstRowBytes(query: SQL): Promise<(Buffer | null)[] | und
       pooled: database.pooled,
       applicationName: POOL_NAMES.exports,
       connectSeconds: t.connectSeconds,
-      idleSeconds: t.idleSeconds,
+      idleSeconds: database.idleSeconds ?? t.idleSeconds,
       connection: database.pooled ? {} : { statement_timeout: t.statementMs, idle_in_transaction_session_timeout: t.idleInTransactionMs },
       batchWaitMs: t.hardMs,
     });

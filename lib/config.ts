@@ -12,6 +12,7 @@ const EnvSchema = z.object({
   DATABASE_URL_UNPOOLED: z.string().url().optional(),
   DATABASE_POOLED: z.enum(["true", "false"]).optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).optional(),
+  DATABASE_IDLE_SECONDS: z.coerce.number().int().min(1).max(3600).optional(),
   VERCEL: z.string().optional(),
   CRON_SECRET: z.string().min(16, "CRON_SECRET must be at least 16 characters.").optional(),
   BILLING_ENV: z.enum(["prod", "stg"]).default("prod"),

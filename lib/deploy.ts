@@ -20,6 +20,8 @@ export type DatabaseSettings = {
   directUrl: string | undefined;
   /** postgres.js `max` per process: small on serverless, where every instance has its own pool. */
   poolSize: number;
+  /** Seconds a pooled connection may sit idle before it is closed; unset: db/client.ts's default. */
+  idleSeconds: number | undefined;
 };
 
 type DatabaseEnv = {
@@ -27,6 +29,7 @@ type DatabaseEnv = {
   DATABASE_URL_UNPOOLED?: string;
   DATABASE_POOLED?: "true" | "false";
   DATABASE_POOL_SIZE?: number;
+  DATABASE_IDLE_SECONDS?: number;
 };
 
 /** One serverless instance serves a few requests at once; the pooler multiplexes the rest. */
@@ -46,13 +49,14 @@ export function looksPooled(url: URL): boolean {
 
 export function databaseSettings(env: DatabaseEnv, serverless: boolean): DatabaseSettings {
   const poolSize = env.DATABASE_POOL_SIZE ?? (serverless ? SERVERLESS_POOL_SIZE : SERVER_POOL_SIZE);
-  if (!env.DATABASE_URL) return { url: undefined, pooled: false, directUrl: undefined, poolSize };
+  const idleSeconds = env.DATABASE_IDLE_SECONDS;
+  if (!env.DATABASE_URL) return { url: undefined, pooled: false, directUrl: undefined, poolSize, idleSeconds };
   const parsed = new URL(env.DATABASE_URL);
   // An explicit setting wins over the URL's look (a pooler on a host of your own).
   const pooled = env.DATABASE_POOLED ? env.DATABASE_POOLED === "true" : looksPooled(parsed);
   parsed.searchParams.delete("pgbouncer");
   const url = parsed.toString();
-  return { url, pooled, directUrl: env.DATABASE_URL_UNPOOLED ?? (pooled ? undefined : url), poolSize };
+  return { url, pooled, directUrl: env.DATABASE_URL_UNPOOLED ?? (pooled ? undefined : url), poolSize, idleSeconds };
 }
 
 /**

@@ -34,7 +34,12 @@ async function open(): Promise<DeliveryPool> {
   // driver runs a few statements of constant text thousands of times a second (the claim, the
   // attempt record, the batch's events). Each run is still planned for its parameters (as every
   // pool's: a generic plan of the claim could not know how the backlog is spread).
-  const client = postgresClient(databaseUrl, { max: webhooks.dbPoolSize, pooled: database.pooled, applicationName: POOL_NAMES.webhooks });
+  const client = postgresClient(databaseUrl, {
+    max: webhooks.dbPoolSize,
+    pooled: database.pooled,
+    applicationName: POOL_NAMES.webhooks,
+    idleSeconds: database.idleSeconds,
+  });
   const db = drizzlePostgres(client, { schema }) as unknown as Database;
   return {
     db,

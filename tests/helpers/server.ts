@@ -96,6 +96,14 @@ export function startDevApp(env: Record<string, string | undefined>): Promise<Ru
  */
 const KEEP_ALIVE_MS = "65000";
 
+/**
+ * The seconds a pooled database connection of the tests' processes (the apps, the workers' own
+ * pools) may sit idle, against the service's 60: two runs side by side start up to a dozen apps
+ * of up to 17 connections each, and kept idle for a minute they filled PostgreSQL's default 100
+ * `max_connections` ("sorry, too many clients already", 2026-12-02). Busy pools are unchanged.
+ */
+export const TEST_DATABASE_IDLE_SECONDS = "5";
+
 /** Where the app writes its V8 coverage, under `npm run test:coverage` only. */
 const APP_COVERAGE_DIR = process.env.APP_COVERAGE_DIR;
 /**
@@ -133,6 +141,7 @@ async function runServer(mode: "start" | "dev", env: Record<string, string | und
         // again, about a fifth of each start's CPU (docs/testing.md, "Shared set-up"). A server that
         // stops (SIGTERM) writes what it compiled; one killed writes nothing, and the others' stays.
         NODE_COMPILE_CACHE: path.join(root, ".next", "node-compile-cache"),
+        DATABASE_IDLE_SECONDS: TEST_DATABASE_IDLE_SECONDS,
         ...process.env,
         NEXTAUTH_URL: `http://127.0.0.1:${port}`,
         ...env,

@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { Agent, setGlobalDispatcher } from "undici";
 import { afterAll, afterEach, inject } from "vitest";
 import { takeValidatedResponseCount } from "../helpers/api-contract";
+import { TEST_DATABASE_IDLE_SECONDS } from "../helpers/server";
 import { profileWorkerCpu } from "./worker-cpu-profile";
 
 declare module "vitest" {
@@ -21,6 +22,7 @@ afterAll(() => flushCompileCache());
 
 // Test helpers use lib/ directly (to create merchants, inspect rows) on the app's database.
 process.env.DATABASE_URL = inject("databaseUrl");
+process.env.DATABASE_IDLE_SECONDS ??= TEST_DATABASE_IDLE_SECONDS;
 
 // Their commits announce deliveries and schedule transitions as the server's do (lib/server/wiring.ts).
 const { wire } = await import("@/lib/server/wiring");
