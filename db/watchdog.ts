@@ -12,7 +12,7 @@ import postgres from "postgres";
  *
  * - a socket that has been sent something and has read nothing for `suspectMs` makes the watchdog
  *   ask whether the database answers at all, on a fresh connection with its own short deadline;
- *   when it does not, and no pooled socket has read anything meanwhile either, every pooled socket
+ *   when it does not, and no watched socket has read anything meanwhile either, every pooled socket
  *   silent for `suspectMs` is destroyed (their queries fail with ETIMEDOUT, which the API answers
  *   with a 503) and the pool reconnects when it can;
  * - a socket silent for `hardMs` (longer than any statement may run on the server) is destroyed
@@ -233,10 +233,10 @@ export class SocketWatchdog {
   }
 
   /**
-   * The probe got no answer in time. A database that answered another of the pool's sockets since
-   * the probe began is there, only slow to open a connection (a loaded host forks its backends
-   * late): the suspects are left to the next probe. Otherwise it is gone, and so are the sockets
-   * silent since the suspicion began.
+   * The probe got no answer in time. A database that answered any socket watched here (every pool
+   * of the process on that database: db/client.ts) since the probe began is there, only slow to
+   * open a connection (a loaded host forks its backends late): the suspects are left to the next
+   * probe. Otherwise it is gone, and so are the sockets silent since the suspicion began.
    */
   private probeUnanswered(started: number): void {
     for (const watched of this.sockets) if (watched.lastRead >= started) return;
