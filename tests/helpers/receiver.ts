@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
 import { createServer, type Server } from "node:https";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { verifyWebhookSignature } from "@/docs/examples/verify-webhook";
 import { freePort } from "./server";
 import { testTls } from "./tls";
@@ -40,6 +40,8 @@ export class Receiver {
   private responder: Responder = () => ({ status: 200, body: "ok" });
   private secret: string | null = null;
   private readonly hanging = new Set<() => void>();
+  /** Every TCP connection, from accept on: close() ends them all (see there). */
+  private readonly sockets = new Set<Socket>();
 
   private constructor(
     private readonly server: Server,
@@ -57,6 +59,10 @@ export class Receiver {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
     const receiver = new Receiver(server, `https://127.0.0.1:${port}/webhooks`);
+    server.on("connection", (socket: Socket) => {
+      receiver.sockets.add(socket);
+      socket.once("close", () => receiver.sockets.delete(socket));
+    });
     server.on("request", (req, res) => {
       const chunks: Buffer[] = [];
       req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -139,10 +145,17 @@ export class Receiver {
     );
   }
 
+  /**
+   * Stops listening, then ends every connection, whatever its state. closeAllConnections() alone
+   * knows only connections past the TLS handshake: one still in its handshake (a delivery that
+   * was connecting at close, as a replay's last events are) kept close() waiting for the
+   * handshake's 120 s timeout, or for the idle 120 s after its request, and a CI run's test timed out in its `finally`.
+   */
   async close(): Promise<void> {
     for (const release of this.hanging) release();
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const socket of this.sockets) socket.destroy();
+    await closed;
   }
 }
 
