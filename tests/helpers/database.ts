@@ -3,6 +3,7 @@ import postgres from "postgres";
 import { migratePostgres } from "@/db/migrate";
 import type { EventCheckOptions } from "./event-check";
 import { timedSetUp } from "./set-up-time";
+import { processAlive, TEST_RUN_VARIABLE } from "./test-run";
 
 /** The local PostgreSQL server (trust auth). Tests create a fresh database per run. */
 export const ADMIN_DATABASE_URL = process.env.TEST_ADMIN_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -29,6 +30,8 @@ async function createDatabase(label: string, template: string | null, check: Eve
   const admin = postgres(ADMIN_DATABASE_URL, { max: 1, onnotice: () => {} });
   if (template) await timedSetUp("database:from-template", () => admin.unsafe(`create database "${name}" template "${template}"`));
   else await timedSetUp("database:create", () => admin.unsafe(`create database "${name}"`));
+  const run = deferredDropRun();
+  if (run) await admin.unsafe(`comment on database "${name}" is '${runDatabaseMark(run)}'`);
   const url = new URL(ADMIN_DATABASE_URL);
   url.pathname = `/${name}`;
   return {
@@ -36,10 +39,52 @@ async function createDatabase(label: string, template: string | null, check: Eve
     drop: async () => {
       // A run's event check (tests/helpers/event-check.ts) reads the events before they go; loaded only then.
       if (process.env.EVENT_CHECK_LEDGER) await (await import("./event-check")).checkPostgresEvents(url.toString(), check);
-      await admin.unsafe(`drop database if exists "${name}" with (force)`);
+      if (!run) await admin.unsafe(`drop database if exists "${name}" with (force)`);
       await admin.end({ timeout: 5 });
     },
   };
+}
+
+/**
+ * The run whose end drops a test worker's databases (tests/setup/process-guard.ts), or null: drop
+ * at once. Every DROP DATABASE makes PostgreSQL write a checkpoint at once and wait for it (all
+ * dirty pages of every database, then a full page image in the WAL for each page written next):
+ * dropped one by one, a whole run's databases made 50 checkpoints where the WAL's size asks for a
+ * few (docs/testing.md, "Shared set-up"). At the run's end they go together, the
+ * checkpoints nearly empty. A run's global set-ups (the main process: the shared app's database)
+ * and anything outside a run (Playwright's set-up, scripts) drop at once.
+ */
+function deferredDropRun(): string | null {
+  return process.env.VITEST_WORKER_ID ? (process.env[TEST_RUN_VARIABLE] ?? null) : null;
+}
+
+/** The comment that marks a database as a run's, to drop at its end. */
+export function runDatabaseMark(run: string): string {
+  return `${RUN_MARK_PREFIX}${run}`;
+}
+const RUN_MARK_PREFIX = "billing test run ";
+
+/**
+ * Drops the databases marked as `run`'s, and those of any run whose main process is gone (its id
+ * is `<pid>-<random>`): a run that was killed left its databases for the next to drop.
+ */
+export async function dropRunDatabases(run?: string): Promise<string[]> {
+  const admin = postgres(ADMIN_DATABASE_URL, { max: 1, onnotice: () => {} });
+  try {
+    const marked = await admin<{ datname: string; mark: string }[]>`
+      select datname, shobj_description(oid, 'pg_database') as mark from pg_database
+      where shobj_description(oid, 'pg_database') like ${`${RUN_MARK_PREFIX}%`}`;
+    const doomed = marked
+      .filter(({ mark }) => {
+        const owner = mark.slice(RUN_MARK_PREFIX.length);
+        return owner === run || !processAlive(Number(owner.split("-")[0]));
+      })
+      .map(({ datname }) => datname);
+    for (const name of doomed) await admin.unsafe(`drop database if exists "${name}" with (force)`);
+    return doomed;
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
 }
 
 /** `migratePostgres` for a test database, timed for `npm run test:profile`. */
@@ -49,7 +94,7 @@ export function migrateTestDatabase(url: string): Promise<void> {
 
 /** The run's template's name: one per test run (tests/setup/process-guard.ts marks the run), or per process outside one. */
 export function runTemplateName(): string {
-  const run = process.env.BILLING_TEST_RUN ?? `${process.pid}`;
+  const run = process.env[TEST_RUN_VARIABLE] ?? `${process.pid}`;
   return `billing_template_${run.replace(/[^a-z0-9]/gi, "_")}`.slice(0, 63);
 }
 

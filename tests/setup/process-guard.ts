@@ -1,16 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
-import { dropRunTemplate } from "../helpers/database";
+import { dropRunDatabases, dropRunTemplate } from "../helpers/database";
+import { processAlive, TEST_RUN_VARIABLE } from "../helpers/test-run";
 
-/**
- * Every process a test run starts (`next start`, `next dev`, PgBouncer, the CLI scripts, and what
- * they start) inherits this variable from the run's main process, whose environment the test
- * workers are forked from. At the end of the run, any process still carrying the run's value is a
+/*
+ * At the end of the run, any process still carrying the run's value of TEST_RUN_VARIABLE is a
  * leak — a test that failed or timed out before its `afterAll`/`finally` stopped its server (a
  * timed-out teams test once left two `next start` running for 80 minutes): it is killed, listed,
  * and the run fails.
  */
-export const TEST_RUN_VARIABLE = "BILLING_TEST_RUN";
 
 /** The processes of this machine whose environment carries `run`, except the run's own vitest processes. */
 export function processesOfRun(run: string): { pid: number; command: string }[] {
@@ -34,15 +32,6 @@ export function processesOfRun(run: string): { pid: number; command: string }[] 
   return found;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Kills what is left of the run and reports it. Called once per run: the first project whose setup
  * runs owns the run id (every project lists this setup, and a run may hold any of them).
@@ -58,17 +47,20 @@ export async function killSurvivors(run: string): Promise<{ pid: number; command
   }
   // SIGKILL is not refusable: wait (for a condition, not a fixed time) until each is gone.
   const deadline = Date.now() + 10_000;
-  while (survivors.some(({ pid }) => alive(pid)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  while (survivors.some(({ pid }) => processAlive(pid)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
   return survivors;
 }
 
-export default function setup() {
+export default async function setup() {
   if (process.env[TEST_RUN_VARIABLE]) return;
   const run = `${process.pid}-${randomBytes(4).toString("hex")}`;
   process.env[TEST_RUN_VARIABLE] = run;
+  // A run that was killed left its databases (their drop waits for the run's end): its main process is gone.
+  await dropRunDatabases().catch((error: unknown) => console.error(`Could not drop the databases of earlier runs: ${String(error)}`));
   return async () => {
     const survivors = await killSurvivors(run);
-    // The migrated template the run's databases were copied from (tests/helpers/database.ts), if any.
+    // The test workers' databases, kept to the run's end, then the migrated template they were copied from (tests/helpers/database.ts).
+    await dropRunDatabases(run).catch((error: unknown) => console.error(`Could not drop the run's databases: ${String(error)}`));
     await dropRunTemplate().catch((error: unknown) => console.error(`Could not drop the run's template database: ${String(error)}`));
     if (survivors.length === 0) return;
     console.error(
