@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { readlinkSync } from "node:fs";
 import postgres from "postgres";
 import { migratePostgres } from "@/db/migrate";
 import type { EventCheckOptions } from "./event-check";
@@ -58,15 +59,27 @@ function deferredDropRun(): string | null {
   return process.env.VITEST_WORKER_ID ? (process.env[TEST_RUN_VARIABLE] ?? null) : null;
 }
 
-/** The comment that marks a database as a run's, to drop at its end. */
+/**
+ * The comment that marks a database as a run's, to drop at its end: the run and the process id
+ * namespace its main process's id belongs to (another container on the same PostgreSQL has its own).
+ */
 export function runDatabaseMark(run: string): string {
-  return `${RUN_MARK_PREFIX}${run}`;
+  return `${RUN_MARK_PREFIX}${run} in ${pidNamespace()}`;
 }
 const RUN_MARK_PREFIX = "billing test run ";
 
+function pidNamespace(): string {
+  try {
+    return readlinkSync("/proc/self/ns/pid");
+  } catch {
+    return "pid:[unknown]";
+  }
+}
+
 /**
- * Drops the databases marked as `run`'s, and those of any run whose main process is gone (its id
- * is `<pid>-<random>`): a run that was killed left its databases for the next to drop.
+ * Drops the databases marked as `run`'s, and those of any run of this process id namespace whose
+ * main process is gone (its id is `<pid>-<random>`): a run that was killed left its databases for
+ * the next to drop.
  */
 export async function dropRunDatabases(run?: string): Promise<string[]> {
   const admin = postgres(ADMIN_DATABASE_URL, { max: 1, onnotice: () => {} });
@@ -74,9 +87,11 @@ export async function dropRunDatabases(run?: string): Promise<string[]> {
     const marked = await admin<{ datname: string; mark: string }[]>`
       select datname, shobj_description(oid, 'pg_database') as mark from pg_database
       where shobj_description(oid, 'pg_database') like ${`${RUN_MARK_PREFIX}%`}`;
+    const namespace = ` in ${pidNamespace()}`;
     const doomed = marked
       .filter(({ mark }) => {
-        const owner = mark.slice(RUN_MARK_PREFIX.length);
+        if (!mark.endsWith(namespace)) return false;
+        const owner = mark.slice(RUN_MARK_PREFIX.length, -namespace.length);
         return owner === run || !processAlive(Number(owner.split("-")[0]));
       })
       .map(({ datname }) => datname);

@@ -51,4 +51,17 @@ describe("the test run's databases", () => {
     expect(await dropRunDatabases(living)).toContain(ofLiving);
     expect(await markOf(ofLiving)).toBeUndefined();
   });
+
+  it("leaves a gone run's database of another process id namespace (another container on the same PostgreSQL)", async () => {
+    const exited = spawnSync(process.execPath, ["-e", ""]).pid!;
+    const name = await makeMarked(`${exited}-${randomBytes(4).toString("hex")}`);
+    const elsewhere = runDatabaseMark(`${exited}-${randomBytes(4).toString("hex")}`).replace(/ in .*$/, " in pid:[1]");
+    await admin.unsafe(`comment on database "${name}" is '${elsewhere}'`);
+    try {
+      expect(await dropRunDatabases()).not.toContain(name);
+      expect(await markOf(name)).toBe(elsewhere);
+    } finally {
+      await admin.unsafe(`drop database if exists "${name}"`);
+    }
+  });
 });
