@@ -1,7 +1,8 @@
 "use client";
 
-import { useState } from "react";
+import { useState, useSyncExternalStore } from "react";
 import { useApiMutation } from "@/components/api-mutation";
+import { noSubscription } from "@/components/auth/auth-frame";
 import { useCan } from "@/components/dashboard/role";
 import { Button } from "@/components/ui";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
@@ -30,12 +31,15 @@ export function ApiAction<Result>({
   const allowed = useCan("admin");
   const [open, setOpen] = useState(false);
   const mutation = useApiMutation({ call: send, onAnswer: () => setOpen(false), refresh: invalidate, onSuccess: onDone });
+  // The page's HTML shows the button before React has hydrated it, and a click then does nothing
+  // (a Pause that never paused, on a loaded machine in CI): it waits, disabled, until it can act.
+  const hydrated = useSyncExternalStore(noSubscription, () => true, () => false);
   if (!allowed) return null;
   return (
     <>
       <Button
         variant={variant}
-        disabled={mutation.isPending}
+        disabled={!hydrated || mutation.isPending}
         onClick={() => {
           mutation.reset();
           if (confirm) setOpen(true);
