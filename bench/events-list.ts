@@ -18,7 +18,6 @@ import { count, desc } from "drizzle-orm";
 import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { migratePostgres } from "@/db/migrate";
-import * as schema from "@/db/schema";
 import { eventFilterConditions } from "@/lib/events-api/service";
 import { events } from "@/db/schema";
 import { AGGREGATE_TYPES, EVENT_TYPES, aggregateTypeOf, type AggregateType, type EventType } from "@/lib/events/catalogue";
@@ -126,7 +125,7 @@ function planSummary(lines: string[], depth = 4): string {
 
 // ---------------------------------------------------------------- the service's queries
 
-type Db = PostgresJsDatabase<typeof schema>;
+type Db = PostgresJsDatabase;
 
 function listQueries(db: Db, filters: EventFilters, offset: number) {
   const where = eventFilterConditions(MAIN_ACCOUNT, filters);
@@ -172,7 +171,7 @@ async function main(): Promise<void> {
     // One connection: every timed query runs alone, as one request's query would on an idle server.
     client = postgres(database.url, { max: 1, onnotice: () => {} });
     const sql = client;
-    const db = drizzle(client, { schema });
+    const db = drizzle(client);
 
     // ---- data
     let phase = performance.now();

@@ -6,7 +6,6 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { migratePostgres } from "@/db/migrate";
 import { createFreshDatabase } from "@/tests/helpers/database";
-import * as schema from "@/db/schema";
 import { issueToken } from "@/lib/auth/tokens";
 import { newId } from "@/lib/ids";
 import { installTestCertificate } from "@/tests/helpers/tls";
@@ -76,7 +75,7 @@ export async function benchAccounts(sql: postgres.Sql, main: string, noise: stri
   await sql`insert into organizations (id, name) values (${organization}, 'Benchmark')`;
   await sql`insert into accounts (id, organization_id, name, livemode) values
     (${main}, ${organization}, 'Measured', true), (${noise}, ${organization}, 'Noise', true)`;
-  const token = (await issueToken(drizzle(sql, { schema }), { accountId: main, kind: "secret", name: "bench" })).token;
+  const token = (await issueToken(drizzle(sql), { accountId: main, kind: "secret", name: "bench" })).token;
   return { organization, token };
 }
 

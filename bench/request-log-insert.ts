@@ -8,7 +8,6 @@
  */
 import "./limits";
 import { drizzle } from "drizzle-orm/postgres-js";
-import * as schema from "@/db/schema";
 import { requestLogs } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { ensurePartitions, utcDay } from "@/lib/request-recorder/partitions";
@@ -49,7 +48,7 @@ function row(): RequestLogInsert {
 async function main(): Promise<void> {
   const { sql, cleanUp } = await benchDatabase("bench_request_log_insert");
   try {
-    const db = drizzle(sql, { schema });
+    const db = drizzle(sql);
     await ensurePartitions(db, [utcDay(new Date())]);
     const ways: [string, (batch: RequestLogInsert[]) => Promise<unknown>][] = [
       ["multi-row VALUES", (batch) => db.insert(requestLogs).values(batch)],

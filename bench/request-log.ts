@@ -19,7 +19,6 @@ import "./limits";
 import os from "node:os";
 import autocannon from "autocannon";
 import { drizzle } from "drizzle-orm/postgres-js";
-import * as schema from "@/db/schema";
 import { loadSyntheticRequestLogs } from "@/db/synthetic-request-logs";
 import { issueToken } from "@/lib/auth/tokens";
 import { newId } from "@/lib/ids";
@@ -100,7 +99,7 @@ async function main(): Promise<void> {
       console.log(`\n2. Exactness: ${EXACT_SECONDS} s of POST /api/customers at 16 connections on a fresh account`);
       const exactAccount = newId("account");
       await sql`insert into accounts (id, organization_id, name, livemode) select ${exactAccount}, organization_id, 'Exact', true from accounts where id = ${main}`;
-      const exactToken = (await issueToken(drizzle(sql, { schema }), { accountId: exactAccount, kind: "secret", name: "exact" })).token;
+      const exactToken = (await issueToken(drizzle(sql), { accountId: exactAccount, kind: "secret", name: "exact" })).token;
       const result = await autocannon({
         url: on.baseUrl,
         connections: 16,
@@ -117,13 +116,13 @@ async function main(): Promise<void> {
       console.log(`\n3. Reads: ${ROWS.toLocaleString("en")} requests in one account`);
       const readAccount = newId("account");
       await sql`insert into accounts (id, organization_id, name, livemode) select ${readAccount}, organization_id, 'Reads', true from accounts where id = ${main}`;
-      const readToken = (await issueToken(drizzle(sql, { schema }), { accountId: readAccount, kind: "secret", name: "reads" })).token;
+      const readToken = (await issueToken(drizzle(sql), { accountId: readAccount, kind: "secret", name: "reads" })).token;
       const tokenIds = [newId("apiToken"), newId("apiToken"), newId("apiToken")];
       const now = new Date();
       const days: string[] = [];
       for (let day = 30; day >= -2; day--) days.push(utcDay(new Date(now.getTime() - day * 86_400_000)));
       const loading = performance.now();
-      const db = drizzle(sql, { schema });
+      const db = drizzle(sql);
       await ensurePartitions(db, days);
       await loadSyntheticRequestLogs(db, { accountId: readAccount, tokenIds, rows: ROWS, days: 30, environment: "prod", now }, () => undefined);
       log(`loaded in ${elapsed(loading)}`);

@@ -29,7 +29,6 @@ import autocannon from "autocannon";
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { migratePostgres } from "@/db/migrate";
-import * as schema from "@/db/schema";
 import { issueToken } from "@/lib/auth/tokens";
 import { newId } from "@/lib/ids";
 import { createFreshDatabase } from "@/tests/helpers/database";
@@ -190,7 +189,7 @@ async function main(): Promise<void> {
     const accountId = newId("account");
     await sql`insert into organizations (id, name) values (${organization}, 'Benchmark')`;
     await sql`insert into accounts (id, organization_id, name, livemode) values (${accountId}, ${organization}, 'Measured', true)`;
-    const token = (await issueToken(drizzle(sql, { schema }), { accountId, kind: "secret", name: "bench" })).token;
+    const token = (await issueToken(drizzle(sql), { accountId, kind: "secret", name: "bench" })).token;
     const env = { DATABASE_URL: database.url, NEXTAUTH_SECRET: randomBytes(32).toString("base64url"), WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64url") };
     console.log(`Routing benchmark, ${new Date().toISOString()}.`);
     const servers = await coldStarts(variants, env);

@@ -19,7 +19,6 @@ import { processCpuMs, startApp } from "@/tests/helpers/server";
 import { benchAccounts, benchDatabase, benchEnvironment, elapsed, load, log, option } from "./http";
 import { issueToken } from "@/lib/auth/tokens";
 import { drizzle } from "drizzle-orm/postgres-js";
-import * as schema from "@/db/schema";
 
 const SECONDS = Number(option("seconds", "60"));
 const EVENTS = Number(option("events", "10000000").replaceAll("_", ""));
@@ -146,7 +145,7 @@ async function main(): Promise<void> {
     // (4) Renewal of metered subscriptions in a sandbox account, by one test-clock advance.
     const sandbox = newId("account");
     await sql`insert into accounts (id, organization_id, name, livemode) values (${sandbox}, ${organization}, 'Sandbox', false)`;
-    const sandboxToken = (await issueToken(drizzle(sql, { schema }), { accountId: sandbox, kind: "secret", name: "bench" })).token;
+    const sandboxToken = (await issueToken(drizzle(sql), { accountId: sandbox, kind: "secret", name: "bench" })).token;
     const sb = (method: string, path: string, body?: unknown) => call(sandbox, sandboxToken, method, path, body);
     const sbMeter = await sb("POST", "meters", { event_name: "api_call", display_name: "API calls", aggregation: "sum" });
     const product = await sb("POST", "products", { name: "Metered" });

@@ -26,7 +26,6 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
-import * as schema from "@/db/schema";
 import { issueToken } from "@/lib/auth/tokens";
 import { newId } from "@/lib/ids";
 import { ADMIN_DATABASE_URL } from "@/tests/helpers/database";
@@ -62,7 +61,7 @@ async function main(): Promise<void> {
   closeLater(async () => rmSync(profiles, { recursive: true, force: true }));
   try {
     const { token } = await benchAccounts(sql, MAIN, QUIET);
-    const quietToken = (await issueToken(drizzle(sql, { schema }), { accountId: QUIET, kind: "secret", name: "bench" })).token;
+    const quietToken = (await issueToken(drizzle(sql), { accountId: QUIET, kind: "secret", name: "bench" })).token;
     const admin = new URL(ADMIN_DATABASE_URL);
     const wire = await PgWireCounter.start({ host: admin.hostname, port: Number(admin.port || 5432) });
     closeLater(() => wire.close());

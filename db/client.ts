@@ -16,10 +16,10 @@ import { guardBegin } from "./begin-guard";
 import { prepareStatements } from "./prepared";
 import { boundQueueWait } from "./queue-bound";
 import { SocketWatchdog } from "./watchdog";
-import * as schema from "./schema";
-
-export type Schema = typeof schema;
-export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+// No schema is handed to drizzle(): nothing uses its relational `db.query` API, and with a schema
+// every transaction (and savepoint) builds a query builder for each of the schema's tables, 1.5 %
+// of a billing property worker's CPU (docs/performance.md).
+export type Database = PgDatabase<PgQueryResultHKT>;
 export type Transaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
 /** Anything a query can run on: the database or an open transaction. */
 export type Executor = Database | Transaction;
@@ -147,7 +147,7 @@ function fetchTypesOnce(options: ConnectingOptions): void {
 async function openPostgres(url: string): Promise<Handle> {
   const { poolSize, pooled, idleSeconds } = config().database;
   const client = postgresClient(url, { max: poolSize, pooled, applicationName: POOL_NAMES.api, idleSeconds });
-  const db = drizzlePostgres(client, { schema }) as unknown as Database;
+  const db = drizzlePostgres(client) as unknown as Database;
   return { kind: "postgres", db, close: () => client.end({ timeout: 5 }), client };
 }
 
@@ -175,7 +175,7 @@ async function openEmbedded(dataDir: string): Promise<Handle> {
 async function openPglite(dir: string): Promise<Handle> {
   const client = await openPgliteClient(dir);
   try {
-    const pglite = drizzlePglite(client, { schema });
+    const pglite = drizzlePglite(client);
     await migratePglite(pglite, { migrationsFolder: MIGRATIONS_FOLDER });
     return { kind: "embedded", db: pglite as unknown as Database, close: () => client.close() };
   } catch (error) {

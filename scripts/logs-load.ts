@@ -7,7 +7,6 @@
  */
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
-import * as schema from "@/db/schema";
 import { loadSyntheticRequestLogs } from "@/db/synthetic-request-logs";
 import { issueToken } from "@/lib/auth/tokens";
 import { newId } from "@/lib/ids";
@@ -31,7 +30,7 @@ if (!Number.isInteger(rows) || rows < 1 || !Number.isInteger(days) || days < 1 |
 }
 
 const sql = postgres(url, { max: 2, onnotice: () => {} });
-const db = drizzle(sql, { schema });
+const db = drizzle(sql);
 const started = performance.now();
 try {
   let accountId = option("account", "");

@@ -1,7 +1,6 @@
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { databaseKind, getDb, POOL_NAMES, postgresClient, type Database } from "@/db/client";
 import { config } from "@/lib/config";
-import * as schema from "@/db/schema";
 
 /**
  * The delivery driver's own connections (PostgreSQL): claims and attempt records never wait
@@ -40,7 +39,7 @@ async function open(): Promise<DeliveryPool> {
     applicationName: POOL_NAMES.webhooks,
     idleSeconds: database.idleSeconds,
   });
-  const db = drizzlePostgres(client, { schema }) as unknown as Database;
+  const db = drizzlePostgres(client) as unknown as Database;
   return {
     db,
     listen: async (onWake) => {

@@ -1,7 +1,6 @@
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import * as schema from "@/db/schema";
 import { issueToken } from "@/lib/auth/tokens";
 import { EMAIL_REPEATS_PER_CRASH, EMAIL_RETRY_SCHEDULE, EMAIL_SEND_CONCURRENCY } from "@/lib/emails/send";
 import { createOrganization } from "@/lib/organizations/service";
@@ -61,7 +60,7 @@ describe("emails across faults", () => {
     database = await createMigratedDatabase("email_faults");
     front = await startApp({ ...appEnv(), BACKGROUND_WORK: "off" });
     sql = postgres(database.url, { max: 2, onnotice: () => {} });
-    const db = drizzle(sql, { schema });
+    const db = drizzle(sql);
     const organization = await createOrganization(db, { name: "Faults" });
     account = organization.sandboxAccountId;
     const { token } = await issueToken(db, { accountId: account, kind: "secret", name: "email faults test" });

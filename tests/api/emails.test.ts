@@ -1,7 +1,6 @@
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import * as schema from "@/db/schema";
 import { issueToken } from "@/lib/auth/tokens";
 import { SMTP_MAX_CONNECTIONS } from "@/lib/emails/transport";
 import { createOrganization } from "@/lib/organizations/service";
@@ -42,7 +41,7 @@ describe("emails over SMTP", () => {
       PLATFORM_BILLING: undefined,
     });
     sql = postgres(database.url, { max: 2, onnotice: () => {} });
-    const db = drizzle(sql, { schema });
+    const db = drizzle(sql);
     const organization = await createOrganization(db, { name: "Acme" });
     account = organization.sandboxAccountId;
     token = (await issueToken(db, { accountId: account, kind: "secret", name: "emails test" })).token;
@@ -149,7 +148,7 @@ describe("emails over SMTP", () => {
 
   /** A new account of its own (its test clock moves alone), branded as the main one. */
   async function ownAccount(): Promise<{ client: Client; account: string; token: string }> {
-    const db = drizzle(sql, { schema });
+    const db = drizzle(sql);
     const organization = await createOrganization(db, { name: "Clocked" });
     const own = organization.sandboxAccountId;
     const ownToken = (await issueToken(db, { accountId: own, kind: "secret", name: "emails clock test" })).token;

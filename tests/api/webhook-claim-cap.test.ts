@@ -1,7 +1,6 @@
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import * as schema from "@/db/schema";
 import { claimDue } from "@/lib/webhooks/claim";
 import { isolatedDatabase } from "../helpers/isolated-database";
 
@@ -40,7 +39,7 @@ afterAll(async () => {
 
 describe("the delivery claim raced from many connections", () => {
   it("never puts more than an endpoint's cap in flight, and fills it", async () => {
-    const db = drizzle(sql, { schema });
+    const db = drizzle(sql);
     const totals: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       await sql`update event_deliveries set status = 'pending', attempt_count = 0, due_at = now() - interval '1 second'

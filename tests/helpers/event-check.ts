@@ -138,7 +138,7 @@ export async function checkPostgresEvents(url: string, options: EventCheckOption
   try {
     const [table] = await client`select to_regclass('public.events') is not null as present`;
     if (!table?.present) return;
-    await checkDatabase(drizzlePostgres(client, { schema }) as unknown as Database, new URL(url).pathname.slice(1), options);
+    await checkDatabase(drizzlePostgres(client) as unknown as Database, new URL(url).pathname.slice(1), options);
   } finally {
     await client.end({ timeout: 5 });
   }
@@ -156,7 +156,7 @@ export async function checkPgliteEvents(dataDir: string): Promise<void> {
   const client = await openPgliteClient(dir);
   try {
     const [table] = (await client.query<{ present: boolean }>("select to_regclass('public.events') is not null as present")).rows;
-    if (table?.present) await checkDatabase(drizzlePglite(client, { schema }) as unknown as Database, `pglite:${dataDir}`);
+    if (table?.present) await checkDatabase(drizzlePglite(client) as unknown as Database, `pglite:${dataDir}`);
   } finally {
     await client.close();
   }

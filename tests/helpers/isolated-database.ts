@@ -1,7 +1,6 @@
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import type { Database } from "@/db/client";
-import * as schema from "@/db/schema";
 import { issueToken } from "@/lib/auth/tokens";
 import { createOrganization } from "@/lib/organizations/service";
 import { createMigratedDatabase } from "./database";
@@ -14,7 +13,7 @@ export async function isolatedDatabase(label: string) {
   const fresh = await createMigratedDatabase(label);
   const client = postgres(fresh.url, { max: 1, onnotice: () => {} });
   try {
-    const db = drizzle(client, { schema }) as unknown as Database;
+    const db = drizzle(client) as unknown as Database;
     const organization = await createOrganization(db, { name: label });
     const { token } = await issueToken(db, { accountId: organization.liveAccountId, kind: "secret", name: label });
     return { ...fresh, name: new URL(fresh.url).pathname.slice(1), token, accountId: organization.liveAccountId };

@@ -2,7 +2,6 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
-import * as schema from "@/db/schema";
 import { createOrganization } from "@/lib/organizations/service";
 import { EVENT_EXAMPLES } from "@/lib/events-api/payloads";
 import { createMigratedDatabase } from "../helpers/database";
@@ -25,7 +24,7 @@ beforeAll(async () => {
   database = await createMigratedDatabase("event_check");
   const client = postgres(database.url, { max: 1, onnotice: () => {} });
   try {
-    const db = drizzle(client, { schema }) as unknown as Database;
+    const db = drizzle(client) as unknown as Database;
     const { liveAccountId } = await createOrganization(db, { name: "Event check" });
     const valid = EVENT_EXAMPLES["customer.created"]!.event as { data: object };
     const insert = (id: string, type: string, aggregate: string, data: object, metadata: object = {}) =>

@@ -2,7 +2,6 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@/db/client";
-import * as schema from "@/db/schema";
 import { createOrganization } from "@/lib/organizations/service";
 import { createMigratedDatabase, type TestDatabase } from "../helpers/database";
 import { describePdfCheck } from "../helpers/event-check";
@@ -29,7 +28,7 @@ beforeAll(async () => {
   for (const name of RUN_LEDGER) delete process.env[name];
   database = await createMigratedDatabase("pdf_check");
   client = postgres(database.url, { max: 1, onnotice: () => {} });
-  db = drizzle(client, { schema }) as unknown as Database;
+  db = drizzle(client) as unknown as Database;
   const { sandboxAccountId: account } = await createOrganization(db, { name: "PDF check" });
   await client`insert into customers (id, account_id, email) values ('cus_pdf_check', ${account}, 'buyer@example.com')`;
   const document = (locale: string) => ({
