@@ -12,6 +12,12 @@ import { customers } from "@/db/schema";
  * dependencies". These are the answers the unpatched functions give, asked twice each (the second
  * answer comes from the cache), and a check that the install applied the patch to both builds.
  */
+/** A module's two files in drizzle-orm: the CommonJS build and the ESM one beside it. */
+function bothBuilds(subpath: string): string[] {
+  const cjs = createRequire(import.meta.url).resolve(subpath);
+  return [cjs, cjs.replace(/\.cjs$/, ".js")];
+}
+
 describe("drizzle-orm's is(), patched with a cache per prototype", () => {
   const column = customers.email;
 
@@ -49,9 +55,7 @@ describe("drizzle-orm's is(), patched with a cache per prototype", () => {
   });
 
   it("is the patched function in both of drizzle-orm's builds", () => {
-    const require = createRequire(import.meta.url);
-    const cjs = require.resolve("drizzle-orm/entity");
-    for (const file of [cjs, cjs.replace(/\.cjs$/, ".js")]) {
+    for (const file of bothBuilds("drizzle-orm/entity")) {
       expect(readFileSync(file, "utf8"), file).toContain("answersByPrototype");
     }
   });
@@ -77,9 +81,7 @@ describe("drizzle-orm's query builder, patched to send a plain value straight to
   });
 
   it("is the patched builder in both of drizzle-orm's builds", () => {
-    const require = createRequire(import.meta.url);
-    const cjs = require.resolve("drizzle-orm/sql/sql");
-    for (const file of [cjs, cjs.replace(/\.cjs$/, ".js")]) {
+    for (const file of bothBuilds("drizzle-orm/sql/sql")) {
       expect(readFileSync(file, "utf8"), file).toContain('typeof chunk !== "object" && typeof chunk !== "function" && chunk !== void 0');
     }
   });
