@@ -21,7 +21,7 @@
  */
 import "./limits";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { drizzle } from "drizzle-orm/postgres-js";
@@ -32,6 +32,7 @@ import { ADMIN_DATABASE_URL } from "@/tests/helpers/database";
 import { Receiver } from "@/tests/helpers/receiver";
 import { processCpuMs, startApp } from "@/tests/helpers/server";
 import { CpuStages, type CpuProfile } from "./cpu-stages";
+import { bestRatio, cpuPer, readCpu, type CpuReading } from "./machine-cpu";
 import { benchAccounts, benchDatabase, benchEnvironment, load, log, option } from "./http";
 import { PgWireCounter, type CapturedStatement } from "./pg-wire";
 
@@ -113,18 +114,25 @@ async function main(): Promise<void> {
     const cleanOnly = process.argv.includes("--clean-only");
     console.log(`Write-path benchmark, ${new Date().toISOString()}: ${CONNECTIONS} connections, ${SECONDS} s a row; load average ${loadavg().map((value) => value.toFixed(2)).join(", ")}.`);
 
-    const clean: { name: string; rps: number; p99: number; cpuMs: number }[] = [];
+    // Until the webhook deliveries due so far are made: a write's background work is part of its cost.
+    const deliveriesDone = () => waitForDeliveries(sql);
+    const clean: { name: string; rps: number; p99: number; cpuMs: number; machine: ReturnType<typeof cpuPer> }[] = [];
     for (const scenario of scenarios) {
-      const { result, requests, cpuMs } = await measure(cleanApp, scenario);
-      clean.push({ name: scenario.name, rps: result.rps, p99: result.p99, cpuMs: cpuMs / requests });
-      log(`clean: ${scenario.name.padEnd(36)} ${result.rps.toFixed(0).padStart(6)} req/s  p99 ${result.p99} ms  ${clean.at(-1)!.cpuMs.toFixed(2)} ms CPU${result.errors ? `  (${result.errors} errors)` : ""}`);
+      const { result, requests, cpuMs, machine } = await measure(cleanApp, scenario, undefined, deliveriesDone);
+      clean.push({ name: scenario.name, rps: result.rps, p99: result.p99, cpuMs: cpuMs / requests, machine });
+      log(`clean: ${scenario.name.padEnd(36)} ${result.rps.toFixed(0).padStart(6)} req/s  p99 ${result.p99} ms  ${clean.at(-1)!.cpuMs.toFixed(2)} ms CPU  machine ${machine.machineMs.toFixed(2)} ms${result.errors ? `  (${result.errors} errors)` : ""}`);
     }
     await cleanApp.stop();
     console.log(`\nThroughput pass (the app straight on PostgreSQL, not profiled):\n`);
-    console.log(`| write | req/s (× floor) | p99 ms (× floor's p99) | app CPU ms/request |`);
-    console.log("|---|---|---|---|");
+    console.log(
+      `| write | req/s (× floor) | p99 ms (× floor's p99) | app CPU ms/request | machine CPU ms/request, to its deliveries' end: app / PostgreSQL / load generator and receiver / other | the best ratio ${availableParallelism()} cores allow (floor's machine CPU ÷ this) |`,
+    );
+    console.log("|---|---|---|---|---|---|");
     for (const row of clean) {
-      console.log(`| ${row.name} | ${row.rps.toFixed(0)} (${(row.rps / clean[0]!.rps).toFixed(2)}×) | ${row.p99} (${(row.p99 / Math.max(1, clean[0]!.p99)).toFixed(1)}×) | ${row.cpuMs.toFixed(2)} |`);
+      const { machine } = row;
+      console.log(
+        `| ${row.name} | ${row.rps.toFixed(0)} (${(row.rps / clean[0]!.rps).toFixed(2)}×) | ${row.p99} (${(row.p99 / Math.max(1, clean[0]!.p99)).toFixed(1)}×) | ${row.cpuMs.toFixed(2)} | ${machine.machineMs.toFixed(2)}: ${[machine.appMs, machine.postgresMs, machine.selfMs, machine.otherMs].map((ms) => ms.toFixed(2)).join(" / ")} | ${bestRatio(clean[0]!.machine, machine).toFixed(2)}× |`,
+      );
     }
     if (cleanOnly) return;
     console.log(`\nBreakdown pass (through the wire proxy, profiled):`);
@@ -196,18 +204,36 @@ type Scenario = { credential: string; route: string; method: string; body?: () =
 /**
  * One scenario on `app`: warmed for 2 s, then loaded for SECONDS at CONNECTIONS; `afterWarmUp`
  * runs between the two (to reset counters). Answers the load's result, how many requests it made,
- * the app's CPU over it (ms) and its window (µs, for the profile).
+ * the app's CPU over it (ms) and its window (µs, for the profile). With `backgroundDone` (a wait
+ * for the work the writes leave behind, such as their webhook deliveries), also the machine's CPU
+ * per request by part, from the window's start (the warm-up's work done first) to that work's end.
  */
-async function measure(app: { baseUrl: string; pid: number }, scenario: Scenario, afterWarmUp?: () => void) {
+async function measure(app: { baseUrl: string; pid: number }, scenario: Scenario, afterWarmUp?: () => void, backgroundDone?: () => Promise<void>) {
   const options = { connections: CONNECTIONS, method: scenario.method, ...(scenario.body ? { body: scenario.body } : {}) };
   const next = () => `/api/${scenario.route}`;
   await load(app.baseUrl, scenario.credential, next, { ...options, duration: 2 });
+  await backgroundDone?.();
   afterWarmUp?.();
+  const machineBefore: CpuReading = readCpu(app.pid);
   const cpuBefore = processCpuMs(app.pid);
   const from = nowUs();
   const result = await load(app.baseUrl, scenario.credential, next, { ...options, duration: SECONDS });
   const to = nowUs();
-  return { result, requests: Math.max(1, Math.round(result.rps * SECONDS)), cpuMs: processCpuMs(app.pid) - cpuBefore, from, to };
+  const cpuMs = processCpuMs(app.pid) - cpuBefore;
+  const requests = Math.max(1, Math.round(result.rps * SECONDS));
+  await backgroundDone?.();
+  return { result, requests, cpuMs, from, to, machine: cpuPer(machineBefore, readCpu(app.pid), requests) };
+}
+
+/** Until no webhook delivery is due and unmade (pending or being made); at most 5 minutes. */
+async function waitForDeliveries(sql: postgres.Sql): Promise<void> {
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    const [row] = await sql<{ due: number }[]>`select count(*)::int as due from event_deliveries where status = 'delivering' or (status = 'pending' and (due_at is null or due_at <= now()))`;
+    if (row!.due === 0) return;
+    if (Date.now() > deadline) throw new Error(`${row!.due} webhook deliveries still due after 5 minutes`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** The statements of one such request alone, read off the wire (the app otherwise idle but for its background timers). */
