@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
+import { PLANNED_ONCE_MARK } from "@/db/prepared";
 import { deliveryAttempts } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import type { AttemptedOutcome } from "./attempt";
@@ -55,7 +56,8 @@ export async function recordAttempts(db: Executor, records: AttemptRecord[]): Pr
     select d.webhook_endpoint_id as endpoint_id, bool_or(v.delivered) as any_delivered,
       (array_agg(v.delivered order by v.n desc))[1] as last_delivered
     from v join event_deliveries d on d.id = v.id group by d.webhook_endpoint_id)`;
-  await db.execute(sql`
+  // Reads event_deliveries by id only: prepared once, whatever the accounts' sizes (db/prepared.ts).
+  await db.execute(sql`${sql.raw(PLANNED_ONCE_MARK)}
     with v as (
       select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(n int, id text, log_id text,
         account_id text, attempt int, trigger text, outcome text, url text, status text, delivered boolean,

@@ -1,10 +1,13 @@
-import { eq, inArray, sql } from "drizzle-orm";
+import { eq, inArray, type SQL, sql } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
 import { drizzle } from "drizzle-orm/postgres-js";
 import { integer, pgTable, text } from "drizzle-orm/pg-core";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { postgresClient } from "@/db/client";
-import { prepareStatements } from "@/db/prepared";
+import { type Executor, postgresClient } from "@/db/client";
+import { PLANNED_ONCE_MARK, plannedPerRun, prepareStatements } from "@/db/prepared";
+import { recordAttempts } from "@/lib/webhooks/record";
+import type { SendResult } from "@/lib/webhooks/send";
 import { createFreshDatabase, type TestDatabase } from "../helpers/database";
 
 /*
@@ -104,11 +107,34 @@ describe("statements prepared once per connection (db/prepared.ts)", () => {
       // The read of the skewed table was never prepared: PostgreSQL parses an unnamed statement on
       // each run and plans it for the values bound to it, so each account got a plan of its own.
       expect(statements.filter((row) => row.statement.includes('from "events"'))).toEqual([]);
+      // A read of it by primary key only carries the mark, and is prepared like any other.
+      for (const id of [1, 9500]) {
+        expect(await db.execute(sql`${sql.raw(PLANNED_ONCE_MARK)} select account_id from events where id = ${id}`)).toEqual([
+          { account_id: id === 1 ? "acc_big" : "acc_9500" },
+        ]);
+      }
+      const marked = await preparedTexts(client);
+      expect(marked.filter((text) => text.startsWith(PLANNED_ONCE_MARK))).toEqual([`${PLANNED_ONCE_MARK} select account_id from events where id = $1`]);
     } finally {
       await admin.unsafe("drop table if exists events");
       await admin.end();
       await client.end();
     }
+  });
+
+  it("prepares the webhook attempt records: they read the deliveries by id only, so their one text carries the mark", async () => {
+    const statements: string[] = [];
+    const dialect = new PgDialect();
+    const capture = { execute: async (query: SQL) => void statements.push(dialect.sqlToQuery(query).sql) } as unknown as Executor;
+    const sent: SendResult = { status: 200, error: null, excerpt: "ok", durationMs: 3, blocked: false };
+    await recordAttempts(capture, [
+      { deliveryId: "del_1", accountId: "acc_1", attempt: 1, url: "https://127.0.0.1:1/hook", trigger: "scheduled", sent, outcome: { result: "delivered", attempt: 1, status: 200 }, at: new Date() },
+    ]);
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatch(/join event_deliveries/);
+    expect(plannedPerRun(statements[0]!)).toBe(false);
+    // What the mark exempts stays narrow: the same text without it is planned per run.
+    expect(plannedPerRun(statements[0]!.replace(PLANNED_ONCE_MARK, ""))).toBe(true);
   });
 
   it("prepares at most the pool's limit of distinct texts; the texts past it run unprepared, with the right answers", async () => {
