@@ -977,7 +977,7 @@ function compareWithModel(
 const sum = sumOf;
 
 /** A table's rows as `json_agg` returned them (keyed by column name): each column through its own driver mapping, as a select maps it. */
-function rowsFromJson<T extends Table, K extends keyof T["_"]["columns"] & string>(table: T, json: Record<string, unknown>[] | null, keys?: readonly K[]): Pick<InferSelectModel<T>, K>[] {
+function rowsFromJson<T extends Table, K extends keyof InferSelectModel<T> & string>(table: T, json: Record<string, unknown>[] | null, keys?: readonly K[]): Pick<InferSelectModel<T>, K>[] {
   const all = getTableColumns(table) as Record<string, Column>;
   const columns = (keys ?? Object.keys(all)).map((key) => [key, all[key]!] as const);
   return (json ?? []).map(
@@ -986,7 +986,7 @@ function rowsFromJson<T extends Table, K extends keyof T["_"]["columns"] & strin
 }
 
 /** The JSON object of a row's `keys` columns, keyed by column name (rowsFromJson reads it): only what is compared, not an invoice's whole printed document. */
-function columnsAsJson<T extends Table>(table: T, keys: readonly (keyof T["_"]["columns"] & string)[]): SQL {
+function columnsAsJson<T extends Table>(table: T, keys: readonly (keyof InferSelectModel<T> & string)[]): SQL {
   const all = getTableColumns(table) as Record<string, Column>;
   return sql`json_build_object(${sql.join(
     keys.map((key) => sql`${sql.raw(`'${all[key]!.name}'`)}, ${all[key]!}`),
