@@ -1,4 +1,4 @@
-import { and, count, eq, isNull } from "drizzle-orm";
+import { and, count, eq, getTableColumns, isNull, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Executor } from "@/db/client";
 import { invoiceLines, invoices, prices } from "@/db/schema";
@@ -138,6 +138,30 @@ export function draftTotals(lines: readonly Pick<InvoiceLineRow, "amountAtom">[]
   }
   const subtotalAtom = Number(subtotal);
   return { subtotalAtom, discountAtom: 0, totalAmountAtom: subtotalAtom, dueAmountAtom: subtotalAtom };
+}
+
+/** What finalization fixes on each line: the rates that applied, its share of the discount, its taxes. */
+export type LineTaxes = Pick<InvoiceLineRow, "id" | "taxRateIds" | "discountAtom" | "taxAmounts">;
+
+/**
+ * Writes finalization's taxes on every line in one statement (a line per row of a JSON recordset,
+ * so the text is the same for any number of lines and is prepared once). Answers the lines in the
+ * order given.
+ */
+export async function setLineTaxes(tx: ChangeTransaction, lines: readonly LineTaxes[]): Promise<InvoiceLineRow[]> {
+  const given = JSON.stringify(lines.map((line) => ({ id: line.id, tax_rate_ids: line.taxRateIds, discount_atom: line.discountAtom, tax_amounts: line.taxAmounts })));
+  const rows = await tx
+    .update(invoiceLines)
+    .set({ taxRateIds: sql`given.tax_rate_ids`, discountAtom: sql`given.discount_atom`, taxAmounts: sql`given.tax_amounts` })
+    .from(sql`jsonb_to_recordset(${given}::jsonb) as given(id text, tax_rate_ids jsonb, discount_atom bigint, tax_amounts jsonb)`)
+    .where(eq(invoiceLines.id, sql`given.id`))
+    .returning(getTableColumns(invoiceLines));
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return lines.map((line) => {
+    const row = byId.get(line.id);
+    if (!row) throw new Error(`Invoice line '${line.id}' was not updated.`);
+    return row;
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
 import { eq, sql } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Executor } from "@/db/client";
 import { accounts, creditNoteNumberSequences, invoiceNumberSequences } from "@/db/schema";
 import { effectiveInvoicePrefix } from "@/lib/account-settings/prefix";
@@ -47,16 +48,22 @@ async function prefixOf(executor: Executor, accountId: string): Promise<string> 
  */
 export async function takeNumber(tx: ChangeTransaction, sequence: NumberSequence, accountId: string): Promise<{ number: string; sequence: number }> {
   const { table } = sequence;
-  // The prefix first: the sequence row's lock is held from the upsert to the commit, one round trip less.
-  const prefix = await prefixOf(tx, accountId);
-  const { lastValue } = one(
+  // The account's prefix read by the upsert itself: one round trip, and the sequence row's lock is
+  // taken no earlier than before.
+  const ofAccount = <T>(column: AnyPgColumn) => sql<T>`(select ${column} from ${accounts} where ${accounts.id} = ${accountId})`;
+  const { lastValue, ...account } = one(
     await tx
       .insert(table)
       .values({ accountId, lastValue: 1 })
       .onConflictDoUpdate({ target: table.accountId, set: { lastValue: sql`${table.lastValue} + 1` } })
-      .returning({ lastValue: table.lastValue }),
+      .returning({
+        lastValue: table.lastValue,
+        invoicePrefix: ofAccount<string | null>(accounts.invoicePrefix),
+        businessName: ofAccount<string | null>(accounts.businessName),
+        name: ofAccount<string>(accounts.name),
+      }),
   );
-  return { number: formatDocumentNumber(sequence, prefix, lastValue), sequence: lastValue };
+  return { number: formatDocumentNumber(sequence, effectiveInvoicePrefix(account), lastValue), sequence: lastValue };
 }
 
 /** The number the next document of the kind would take (a preview: nothing is taken). */

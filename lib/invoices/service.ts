@@ -13,16 +13,16 @@ import { one } from "@/lib/rows";
 import { DAY_MS } from "@/lib/time";
 import { INVOICE_ACTION_FROM, canFinalize } from "./rules";
 import { assertStatus, emit, latestPaymentIntents, linesOf, loadInvoice, lockInvoice, markPaid, ofAccount } from "./core";
-import { draftTotals, lineRow, usageLineRow, type LineInput, type UsageLineInput } from "./lines";
+import { draftTotals, lineRow, setLineTaxes, usageLineRow, type LineInput, type UsageLineInput } from "./lines";
 import { takeInvoiceNumber } from "./numbers";
-import { issueDocument } from "./pdf/issue";
+import { issuedDocumentColumns } from "./pdf/issue";
 import { amountColumns, finalizationAmounts } from "./amounts";
 import { lockCustomerToBill } from "@/lib/customers/currency";
 import { applyBalanceToInvoice } from "@/lib/customer-balance/service";
 import { recordCreditApplications } from "@/lib/credit-grants/service";
 import { endOnceDiscount } from "@/lib/discounts/service";
 import { DEFAULT_DAYS_UNTIL_DUE, type InvoiceCreateInput, type InvoiceStatus } from "./schema";
-import type { InvoiceLineRow, InvoiceWithLines } from "./serialize";
+import type { InvoiceRow, InvoiceWithLines } from "./serialize";
 
 /* Invoices: create a draft, read, list, finalize. Lines: lines.ts; paying and ending: settle.ts; previews: preview.ts. */
 
@@ -141,15 +141,7 @@ export async function finalizeInvoice({ ctx, input, tx }: Verb<{ id: string }> &
     const now = ctx.now();
     const amounts = await finalizationAmounts(tx, invoice, lines, now, true);
     const { discount, taxes, totalAtom } = amounts;
-    const taxedLines: InvoiceLineRow[] = [];
-    for (const [index, line] of lines.entries()) {
-      const { discountAtom: lineDiscount, taxes: taxAmounts } = taxes.lines[index]!;
-      taxedLines.push(one(await tx
-        .update(invoiceLines)
-        .set({ taxRateIds: taxes.rateIds[index]!, discountAtom: lineDiscount, taxAmounts })
-        .where(eq(invoiceLines.id, line.id))
-        .returning()));
-    }
+    const taxedLines = await setLineTaxes(tx, lines.map((line, index) => ({ id: line.id, taxRateIds: taxes.rateIds[index]!, discountAtom: taxes.lines[index]!.discountAtom, taxAmounts: taxes.lines[index]!.taxes })));
     // Credit grants first (their rows locked by finalizationAmounts): the ledger, the grants' remaining, their events.
     await recordCreditApplications(tx, ctx, invoice, amounts.creditable, amounts.credits);
     // Before any payment is attempted: the customer's balance in this currency meets the total after credits.
@@ -158,21 +150,19 @@ export async function finalizeInvoice({ ctx, input, tx }: Verb<{ id: string }> &
     if (discount?.duration === "once") await endOnceDiscount(tx, ctx, discount.id, now);
     // Last before the write: the sequence row stays locked until commit, so take it as late as possible.
     const { number, sequence } = await takeInvoiceNumber(tx, ctx.accountId);
-    const numbered = one(await tx
-      .update(invoices)
-      .set({
-        status: "open",
-        number,
-        numberSequence: sequence,
-        ...amountColumns(amounts, balance),
-        discountId: discount?.id ?? null,
-        ...(invoice.daysUntilDue !== null && invoice.dueDate === null ? { dueDate: new Date(now.getTime() + invoice.daysUntilDue * DAY_MS) } : {}),
-        finalizedAt: now,
-        updated: now,
-      })
-      .where(eq(invoices.id, invoice.id))
-      .returning());
-    const open = await issueDocument(tx, numbered, taxedLines);
+    const opened = {
+      status: "open",
+      number,
+      numberSequence: sequence,
+      ...amountColumns(amounts, balance),
+      discountId: discount?.id ?? null,
+      ...(invoice.daysUntilDue !== null && invoice.dueDate === null ? { dueDate: new Date(now.getTime() + invoice.daysUntilDue * DAY_MS) } : {}),
+      finalizedAt: now,
+      updated: now,
+    } satisfies Partial<InvoiceRow>;
+    // The document is built from the invoice as this one update writes it (number, amounts, due date).
+    const document = await issuedDocumentColumns(tx, { ...invoice, ...opened }, taxedLines);
+    const open = one(await tx.update(invoices).set({ ...opened, ...document }).where(eq(invoices.id, invoice.id)).returning());
     const before = { invoice, lines, paymentIntent: null };
     const after = { invoice: open, lines: taxedLines, paymentIntent: null };
     await emit(tx, ctx, "invoice.finalized", after, before);

@@ -1,8 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { eq } from "drizzle-orm";
-import { invoices } from "@/db/schema";
-import type { ChangeTransaction } from "@/lib/events/transaction";
-import { one } from "@/lib/rows";
+import type { Executor } from "@/db/client";
 import type { InvoiceLineRow, InvoiceRow } from "../serialize";
 import { buildDocument } from "./document";
 import { renderInvoicePdf, sha256Hex } from "./render";
@@ -23,17 +20,16 @@ export async function paidPdfSha256(paid: InvoiceRow, lines: readonly InvoiceLin
 }
 
 /**
- * At finalization, in its transaction: fixes what the document prints, renders it once for its
- * SHA-256 (which `invoice.finalized` carries) and gives the invoice its hosted page's token.
+ * At finalization, in its transaction: what the document prints, fixed; its SHA-256 (rendered once,
+ * which `invoice.finalized` carries); the hosted page's token. `invoice` is the open invoice as it
+ * will be written (number, amounts): the caller writes these columns in the same update.
  */
-export async function issueDocument(tx: ChangeTransaction, invoice: InvoiceRow, lines: readonly InvoiceLineRow[]): Promise<InvoiceRow> {
-  const document = await buildDocument(tx, invoice, lines);
+export async function issuedDocumentColumns(
+  executor: Executor,
+  invoice: InvoiceRow,
+  lines: readonly InvoiceLineRow[],
+): Promise<Pick<InvoiceRow, "document" | "pdfSha256" | "hostedToken">> {
+  const document = await buildDocument(executor, invoice, lines);
   const pdf = await renderInvoicePdf(invoice, lines, document);
-  return one(
-    await tx
-      .update(invoices)
-      .set({ document, pdfSha256: sha256Hex(pdf), hostedToken: newHostedToken() })
-      .where(eq(invoices.id, invoice.id))
-      .returning(),
-  );
+  return { document, pdfSha256: sha256Hex(pdf), hostedToken: newHostedToken() };
 }
