@@ -1,5 +1,4 @@
-import { eq, sql } from "drizzle-orm";
-import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import { eq, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { accounts, creditNoteNumberSequences, invoiceNumberSequences } from "@/db/schema";
 import { effectiveInvoicePrefix } from "@/lib/account-settings/prefix";
@@ -30,14 +29,19 @@ export function formatInvoiceNumber(prefix: string, sequence: number): string {
   return formatDocumentNumber(INVOICE_NUMBERS, prefix, sequence);
 }
 
+/** The account's columns its documents' prefix is made of (effectiveInvoicePrefix). */
+const PREFIX_COLUMNS = { invoicePrefix: accounts.invoicePrefix, businessName: accounts.businessName, name: accounts.name };
+type PrefixInputs = Parameters<typeof effectiveInvoicePrefix>[0];
+
 async function prefixOf(executor: Executor, accountId: string): Promise<string> {
-  const account = one(
-    await executor
-      .select({ invoicePrefix: accounts.invoicePrefix, businessName: accounts.businessName, name: accounts.name })
-      .from(accounts)
-      .where(eq(accounts.id, accountId)),
-  );
-  return effectiveInvoicePrefix(account);
+  return effectiveInvoicePrefix(one(await executor.select(PREFIX_COLUMNS).from(accounts).where(eq(accounts.id, accountId))));
+}
+
+/** PREFIX_COLUMNS as scalar subselects, for a statement on another table to return (the cast: Object.fromEntries keeps no key's type). */
+function prefixSubselects(accountId: string): { [K in keyof PrefixInputs]: SQL<PrefixInputs[K]> } {
+  return Object.fromEntries(
+    Object.entries(PREFIX_COLUMNS).map(([key, column]) => [key, sql`(select ${column} from ${accounts} where ${accounts.id} = ${accountId})`]),
+  ) as { [K in keyof PrefixInputs]: SQL<PrefixInputs[K]> };
 }
 
 /**
@@ -50,18 +54,12 @@ export async function takeNumber(tx: ChangeTransaction, sequence: NumberSequence
   const { table } = sequence;
   // The account's prefix read by the upsert itself: one round trip, and the sequence row's lock is
   // taken no earlier than before.
-  const ofAccount = <T>(column: AnyPgColumn) => sql<T>`(select ${column} from ${accounts} where ${accounts.id} = ${accountId})`;
   const { lastValue, ...account } = one(
     await tx
       .insert(table)
       .values({ accountId, lastValue: 1 })
       .onConflictDoUpdate({ target: table.accountId, set: { lastValue: sql`${table.lastValue} + 1` } })
-      .returning({
-        lastValue: table.lastValue,
-        invoicePrefix: ofAccount<string | null>(accounts.invoicePrefix),
-        businessName: ofAccount<string | null>(accounts.businessName),
-        name: ofAccount<string>(accounts.name),
-      }),
+      .returning({ lastValue: table.lastValue, ...prefixSubselects(accountId) }),
   );
   return { number: formatDocumentNumber(sequence, effectiveInvoicePrefix(account), lastValue), sequence: lastValue };
 }

@@ -1006,7 +1006,9 @@ type InvoiceRowAmounts = Pick<typeof invoices.$inferSelect, (typeof INVOICE_AMOU
  */
 async function customerMoneyRows(customer: string) {
   const db = await getDb();
-  const customersPayments = sql`select ${payments.id} from ${payments} inner join ${paymentIntents} on ${paymentIntents.id} = ${payments.paymentIntentId} where ${paymentIntents.customerId} = ${customer}`;
+  // The customer's payments (through their intents) and finalized invoices: each read by two of the subselects.
+  const customersPayments = sql`${payments} inner join ${paymentIntents} on ${paymentIntents.id} = ${payments.paymentIntentId} where ${paymentIntents.customerId} = ${customer}`;
+  const finalized = sql`${invoices.customerId} = ${customer} and ${invoices.status} <> 'draft'`;
   const [row] = rowsOf<{
     invoices: Record<string, unknown>[] | null;
     notes: Record<string, unknown>[] | null;
@@ -1017,16 +1019,16 @@ async function customerMoneyRows(customer: string) {
     lines: { invoiceId: string; amountAtom: number; discountAtom: number; taxAmounts: (typeof invoiceLines.$inferSelect)["taxAmounts"] }[] | null;
   }>(
     await db.execute(sql`select
-      (select json_agg(${columnsAsJson(invoices, INVOICE_AMOUNTS)} order by ${invoices.created}, ${invoices.id}) from ${invoices} where ${invoices.customerId} = ${customer} and ${invoices.status} <> 'draft') as invoices,
+      (select json_agg(${columnsAsJson(invoices, INVOICE_AMOUNTS)} order by ${invoices.created}, ${invoices.id}) from ${invoices} where ${finalized}) as invoices,
       (select json_agg(${creditNotes}) from ${creditNotes} where ${creditNotes.customerId} = ${customer}) as notes,
       (select json_agg(${customerBalanceTransactions}) from ${customerBalanceTransactions} where ${customerBalanceTransactions.customerId} = ${customer}) as ledger,
       (select json_build_object('balances', ${customers.balances}, 'currency', ${customers.currency}) from ${customers} where ${customers.id} = ${customer}) as customer,
       (select json_agg(json_build_object('id', ${payments.id}, 'invoiceId', ${paymentIntents.invoiceId}, 'currency', ${payments.currency}, 'status', ${payments.status},
           'amountAtom', ${payments.amountAtom}, 'refundedAtom', ${payments.amountRefundedAtom}))
-        from ${payments} inner join ${paymentIntents} on ${paymentIntents.id} = ${payments.paymentIntentId} where ${paymentIntents.customerId} = ${customer}) as paid,
-      (select json_agg(${refunds}) from ${refunds} where ${refunds.paymentId} in (${customersPayments})) as made,
+        from ${customersPayments}) as paid,
+      (select json_agg(${refunds}) from ${refunds} where ${refunds.paymentId} in (select ${payments.id} from ${customersPayments})) as made,
       (select json_agg(json_build_object('invoiceId', ${invoiceLines.invoiceId}, 'amountAtom', ${invoiceLines.amountAtom}, 'discountAtom', ${invoiceLines.discountAtom}, 'taxAmounts', ${invoiceLines.taxAmounts}))
-        from ${invoiceLines} inner join ${invoices} on ${invoices.id} = ${invoiceLines.invoiceId} where ${invoices.customerId} = ${customer} and ${invoices.status} <> 'draft') as lines`),
+        from ${invoiceLines} inner join ${invoices} on ${invoices.id} = ${invoiceLines.invoiceId} where ${finalized}) as lines`),
   );
   return {
     rows: rowsFromJson(invoices, row!.invoices, INVOICE_AMOUNTS),
