@@ -1,9 +1,11 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { Column, SQL, Table, entityKind, eq, is, sql } from "drizzle-orm";
-import { PgDialect } from "drizzle-orm/pg-core";
+import { Column, SQL, Table, and, entityKind, eq, inArray, is, isNull, sql } from "drizzle-orm";
+import { alias, PgDialect } from "drizzle-orm/pg-core";
+import { drizzle } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
 import { describe, expect, it } from "vitest";
-import { customers } from "@/db/schema";
+import { customers, invoices, priceTypeEnum, subscriptions } from "@/db/schema";
 
 /**
  * drizzle-orm's `is()` (its `instanceof` across copies of the library) answers from a cache per
@@ -80,9 +82,52 @@ describe("drizzle-orm's query builder, patched to send a plain value straight to
     expect(query).toEqual({ sql: "select 'it''s', 7, null, false", params: [] });
   });
 
+  it("writes every other kind of chunk as before: names, aliases, tables and their aliases, subqueries, lists, enums, placeholders, nested inline SQL", () => {
+    const payer = alias(customers, "payer");
+    const recent = sql`select ${customers.id} from ${customers} where ${customers.accountId} = ${"acct_1"}`;
+    const query = dialect.sqlToQuery(
+      sql`select ${sql.identifier("weird\"name")}, ${payer.email}, ${sql`${customers.name}`.as("who")} from ${customers} join ${payer} on ${payer.id} = ${customers.id} where ${customers.id} in ${["a", "b"]} and ${customers.id} in (${recent}) and ${sql`${customers.name} = ${"it's"}`.inlineParams()} and ${priceTypeEnum} is not null and ${customers.email} = ${sql.placeholder("email")} -- ${7}`,
+    );
+    expect(query.sql).toBe(
+      'select "weird""name", "payer"."email", "who" from "customers" join "payer" on "payer"."id" = "customers"."id" where "customers"."id" in ($1, $2) and "customers"."id" in (select "customers"."id" from "customers" where "customers"."account_id" = $3) and "customers"."name" = \'it\'\'s\' and "price_type" is not null and "customers"."email" = $4 -- $5',
+    );
+    expect(query.params).toEqual(["a", "b", "acct_1", sql.placeholder("email"), 7]);
+    expect(query.typings).toEqual(["none", "none", "none", "none", "none"]);
+    // A second build of the same query (the kinds and a column's quoted name now come from the caches).
+    expect(
+      dialect.sqlToQuery(
+        sql`select ${sql.identifier("weird\"name")}, ${payer.email}, ${sql`${customers.name}`.as("who")} from ${customers} join ${payer} on ${payer.id} = ${customers.id} where ${customers.id} in ${["a", "b"]} and ${customers.id} in (${recent}) and ${sql`${customers.name} = ${"it's"}`.inlineParams()} and ${priceTypeEnum} is not null and ${customers.email} = ${sql.placeholder("email")} -- ${7}`,
+      ),
+    ).toEqual(query);
+  });
+
+  it("builds the verbs' shapes as before: a whole row locked, an update returning it, an insert, a join with a subquery", () => {
+    // Never connected: toSQL() only builds (its answer leaves the typings out).
+    const db = drizzle(postgres("postgres://nobody@127.0.0.1:1/none", { max: 1 }));
+    const when = new Date("2026-12-04T00:00:00Z");
+    const locked = db.select({ id: invoices.id, total: invoices.totalAmountAtom }).from(invoices).where(and(eq(invoices.accountId, "acct_1"), eq(invoices.id, "in_1"))).for("update").toSQL();
+    expect(locked).toEqual({
+      sql: 'select "id", "total_amount_atom" from "invoices" where ("invoices"."account_id" = $1 and "invoices"."id" = $2) for update',
+      params: ["acct_1", "in_1"],
+    });
+    const updated = db.update(customers).set({ name: "Ada", updated: when }).where(eq(customers.id, "cus_1")).returning({ id: customers.id }).toSQL();
+    expect(updated).toEqual({ sql: 'update "customers" set "name" = $1, "updated" = $2 where "customers"."id" = $3 returning "id"', params: ["Ada", when.toISOString(), "cus_1"] });
+    const inserted = db.insert(customers).values({ id: "cus_1", accountId: "acct_1", email: "a@example.com", name: null } as never).onConflictDoNothing().returning({ id: customers.id }).toSQL();
+    expect(inserted.sql).toMatch(/^insert into "customers" \("id", "account_id", .*\) values \(\$1, \$2, .*\) on conflict do nothing returning "id"$/);
+    expect(inserted.params.slice(0, 2)).toEqual(["cus_1", "acct_1"]);
+    const live = db.select({ id: subscriptions.id }).from(subscriptions).where(isNull(subscriptions.cancelledAt)).as("live");
+    const joined = db.select({ email: customers.email, subscription: live.id }).from(customers).innerJoin(live, eq(live.id, customers.id)).where(inArray(customers.id, ["c1", "c2"])).limit(3).toSQL();
+    expect(joined).toEqual({
+      sql: 'select "customers"."email", "live"."id" from "customers" inner join (select "id" from "subscriptions" where "subscriptions"."cancelled_at" is null) "live" on "live"."id" = "customers"."id" where "customers"."id" in ($1, $2) limit $3',
+      params: ["c1", "c2", 3],
+    });
+  });
+
   it("is the patched builder in both of drizzle-orm's builds", () => {
     for (const file of bothBuilds("drizzle-orm/sql/sql")) {
-      expect(readFileSync(file, "utf8"), file).toContain('typeof chunk !== "object" && typeof chunk !== "function" && chunk !== void 0');
+      const source = readFileSync(file, "utf8");
+      expect(source, file).toContain('typeof chunk !== "object" && typeof chunk !== "function" && chunk !== void 0');
+      expect(source, file).toContain("appendQueryChunks(chunks, config, query)");
     }
   });
 });
