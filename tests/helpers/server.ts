@@ -1,9 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import path from "node:path";
-import postgres from "postgres";
 import { apiRoot } from "./api-client";
-import { ADMIN_DATABASE_URL } from "./database";
 import { procStat } from "./proc-stat";
 import { recordSetUpTime } from "./set-up-time";
 
@@ -119,38 +117,14 @@ const APP_COVERAGE_DIR = process.env.APP_COVERAGE_DIR;
  */
 const STOP_GRACE_MS = APP_COVERAGE_DIR ? 60_000 : 8_000;
 
-/** How long a `next dev` start waits for the checkout's other one to stop before it says so. */
-const DEV_TURN_WAIT_SECONDS = 540;
-
-/**
- * Next.js runs one `next dev` per checkout (its lock under `.next/dev`), and `npm test` runs the
- * vitest and Playwright suites side by side, each of which starts one (webhook-loopback-dev,
- * first-sign-in). So a dev server's start takes its turn through a PostgreSQL advisory lock named
- * after the checkout, on the server's maintenance database (advisory locks are per database), held
- * by a connection of its own until the server exits; a process that dies drops it with that
- * connection. Another clone's runs have their own `.next` and their own lock.
- */
-async function takeDevServerTurn(root: string): Promise<() => Promise<void>> {
-  const holder = postgres(ADMIN_DATABASE_URL, { max: 1, idle_timeout: 0, onnotice: () => {} });
-  try {
-    await holder.unsafe(`set lock_timeout = '${DEV_TURN_WAIT_SECONDS}s'`);
-    await holder`select pg_advisory_lock(hashtext(${`next dev ${root}`}))`;
-  } catch (error) {
-    await holder.end();
-    throw new Error(`Another \`next dev\` of ${root} (a test of the other suite) did not stop within ${DEV_TURN_WAIT_SECONDS} s: ${String(error)}`);
-  }
-  return () => holder.end();
-}
-
 async function runServer(mode: "start" | "dev", env: Record<string, string | undefined>): Promise<RunningApp> {
-  // APP_ROOT (benchmarks only) starts another checkout's build, e.g. a baseline to compare with.
-  const root = process.env.APP_ROOT ?? PROJECT_ROOT;
-  const endDevTurn = mode === "dev" ? await takeDevServerTurn(root) : undefined;
   const port = await freePort();
   let output = "";
   // APP_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the app in benchmarks;
   // Node refuses --cpu-prof in NODE_OPTIONS.
   const nodeArgs = (process.env.APP_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  // APP_ROOT (benchmarks only) starts another checkout's build, e.g. a baseline to compare with.
+  const root = process.env.APP_ROOT ?? PROJECT_ROOT;
   // APP_SERVER=standalone (benchmarks only) runs a build made with `output: "standalone"`
   // (node .next/standalone/server.js) instead of `next start`.
   const standalone = mode === "start" && process.env.APP_SERVER === "standalone";
@@ -184,10 +158,7 @@ async function runServer(mode: "start" | "dev", env: Record<string, string | und
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  void exited.then(async () => {
-    runningChildren.delete(child);
-    await endDevTurn?.();
-  });
+  void exited.then(() => runningChildren.delete(child));
   const startedAt = Date.now();
 
   const baseUrl = `http://127.0.0.1:${port}`;
