@@ -4,10 +4,11 @@ import postgres from "postgres";
 import { customers, events, invoiceLines, invoices, subscriptions } from "@/db/schema";
 
 /**
- * `npm run bench:query-building`: the CPU drizzle-orm spends turning a query builder into its SQL
- * text and parameters (what every statement of the app and the test workers pays before it is
- * sent), over shapes the verbs use: a whole-row select with a where, an update with returning, an
- * insert of a whole row, a join. Nothing is sent: the client never connects.
+ * `npm run bench:query-building [-- <builds>]`: the CPU drizzle-orm spends turning a query builder
+ * into its SQL text and parameters (what every statement of the app and the test workers pays
+ * before it is sent), over shapes the verbs use: a whole-row select with a where, an update with
+ * returning, an insert of a whole row, a join. Prints the CPU per build (µs, over 20,000 builds by
+ * default, after 2,000 to warm up) of each shape. Nothing is sent: the client never connects.
  */
 const client = postgres("postgres://nobody@127.0.0.1:1/none", { max: 1 });
 const db = drizzle(client);
