@@ -85,20 +85,18 @@ describe("drizzle-orm's query builder, patched to send a plain value straight to
   it("writes every other kind of chunk as before: names, aliases, tables and their aliases, subqueries, lists, enums, placeholders, nested inline SQL", () => {
     const payer = alias(customers, "payer");
     const recent = sql`select ${customers.id} from ${customers} where ${customers.accountId} = ${"acct_1"}`;
-    const query = dialect.sqlToQuery(
-      sql`select ${sql.identifier("weird\"name")}, ${payer.email}, ${sql`${customers.name}`.as("who")} from ${customers} join ${payer} on ${payer.id} = ${customers.id} where ${customers.id} in ${["a", "b"]} and ${customers.id} in (${recent}) and ${sql`${customers.name} = ${"it's"}`.inlineParams()} and ${priceTypeEnum} is not null and ${customers.email} = ${sql.placeholder("email")} -- ${7}`,
-    );
+    const build = () =>
+      dialect.sqlToQuery(
+        sql`select ${sql.identifier("weird\"name")}, ${payer.email}, ${sql`${customers.name}`.as("who")} from ${customers} join ${payer} on ${payer.id} = ${customers.id} where ${customers.id} in ${["a", "b"]} and ${customers.id} in (${recent}) and ${sql`${customers.name} = ${"it's"}`.inlineParams()} and ${priceTypeEnum} is not null and ${customers.email} = ${sql.placeholder("email")} -- ${7}`,
+      );
+    const query = build();
     expect(query.sql).toBe(
       'select "weird""name", "payer"."email", "who" from "customers" join "payer" on "payer"."id" = "customers"."id" where "customers"."id" in ($1, $2) and "customers"."id" in (select "customers"."id" from "customers" where "customers"."account_id" = $3) and "customers"."name" = \'it\'\'s\' and "price_type" is not null and "customers"."email" = $4 -- $5',
     );
     expect(query.params).toEqual(["a", "b", "acct_1", sql.placeholder("email"), 7]);
     expect(query.typings).toEqual(["none", "none", "none", "none", "none"]);
     // A second build of the same query (the kinds and a column's quoted name now come from the caches).
-    expect(
-      dialect.sqlToQuery(
-        sql`select ${sql.identifier("weird\"name")}, ${payer.email}, ${sql`${customers.name}`.as("who")} from ${customers} join ${payer} on ${payer.id} = ${customers.id} where ${customers.id} in ${["a", "b"]} and ${customers.id} in (${recent}) and ${sql`${customers.name} = ${"it's"}`.inlineParams()} and ${priceTypeEnum} is not null and ${customers.email} = ${sql.placeholder("email")} -- ${7}`,
-      ),
-    ).toEqual(query);
+    expect(build()).toEqual(query);
   });
 
   it("builds the verbs' shapes as before: a whole row locked, an update returning it, an insert, a join with a subquery", () => {
