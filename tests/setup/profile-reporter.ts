@@ -6,7 +6,18 @@ import type { SetUpKind } from "../helpers/set-up-time";
 import { startProcessCpuSampler } from "./process-cpu-sampler";
 
 type SetUpEntry = { kind: SetUpKind; ms: number; file: string };
-type FileRow = { file: string; project: string; tests: number; ms: number; setUp: Partial<Record<SetUpKind, { count: number; ms: number }>> };
+type FileRow = {
+  file: string;
+  project: string;
+  /** The project's group (`sequence.groupOrder`): groups run one after the other. */
+  group: number;
+  tests: number;
+  ms: number;
+  /** When the file started and ended, in ms from the run's start (when vitest reported them). */
+  startMs?: number;
+  endMs?: number;
+  setUp: Partial<Record<SetUpKind, { count: number; ms: number }>>;
+};
 
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
 
@@ -21,6 +32,7 @@ export default class ProfileReporter implements Reporter {
   private log = "";
   private started = 0;
   private cpu: ReturnType<typeof startProcessCpuSampler> | undefined;
+  private spans = new Map<string, { startMs: number; endMs?: number }>();
 
   onInit(): void {
     const dir = mkdtempSync(path.join(tmpdir(), "test-profile-"));
@@ -30,6 +42,16 @@ export default class ProfileReporter implements Reporter {
     process.env.TEST_PROFILE_LOG = this.log;
     this.started = Date.now();
     this.cpu = startProcessCpuSampler();
+  }
+
+  // Queued is when a worker takes the file, before it imports it: the file's whole time in the worker.
+  onTestModuleQueued(testModule: TestModule): void {
+    this.spans.set(testModule.moduleId, { startMs: Date.now() - this.started });
+  }
+
+  onTestModuleEnd(testModule: TestModule): void {
+    const span = this.spans.get(testModule.moduleId);
+    if (span) span.endMs = Date.now() - this.started;
   }
 
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
@@ -44,7 +66,8 @@ export default class ProfileReporter implements Reporter {
       const file = path.relative(process.cwd(), testModule.moduleId);
       const tests = [...testModule.children.allTests()].length;
       testCount += tests;
-      rows.set(file, { file, project: testModule.project.name, tests, ms: testModule.diagnostic().duration, setUp: {} });
+      const span = this.spans.get(testModule.moduleId);
+      rows.set(file, { file, project: testModule.project.name, group: testModule.project.config.sequence.groupOrder, tests, ms: testModule.diagnostic().duration, ...span, setUp: {} });
     }
     const totals: Partial<Record<SetUpKind, { count: number; ms: number }>> = {};
     for (const entry of entries) {
@@ -82,6 +105,9 @@ export default class ProfileReporter implements Reporter {
         return into;
       }, {}))}`] : []),
     ];
+    for (const group of [...new Set([...rows.values()].map((row) => row.group))].sort((a, b) => a - b)) {
+      lines.push("", `Group ${group}:`, ...describeOccupancy([...rows.values()].filter((row) => row.group === group)));
+    }
     const { byKind: cpuByKind, others } = this.cpu?.stop() ?? { byKind: [], others: [] };
     lines.push(
       "",
@@ -96,4 +122,38 @@ export default class ProfileReporter implements Reporter {
     lines.push(`All rows: ${json}`, "");
     console.log(lines.join("\n"));
   }
+}
+
+/**
+ * How many files ran at once through the run: the time spent with 0, 1, 2… files running, and the
+ * last stretch of the run with fewer files than at its busiest (a tail that leaves a worker idle).
+ */
+function describeOccupancy(rows: FileRow[]): string[] {
+  const edges = rows
+    .flatMap((row) => (row.startMs === undefined || row.endMs === undefined ? [] : [{ at: row.startMs, delta: 1 }, { at: row.endMs, delta: -1 }]))
+    .sort((a, b) => a.at - b.at || a.delta - b.delta);
+  if (edges.length === 0) return [];
+  const msByCount = new Map<number, number>();
+  let running = 0;
+  const first = edges[0]?.at ?? 0;
+  let previous = first;
+  let lastFullEnd = first;
+  let busiest = 0;
+  for (const edge of edges) busiest = Math.max(busiest, (running += edge.delta));
+  running = 0;
+  for (const edge of edges) {
+    msByCount.set(running, (msByCount.get(running) ?? 0) + edge.at - previous);
+    if (running === busiest && edge.delta < 0) lastFullEnd = edge.at;
+    running += edge.delta;
+    previous = edge.at;
+  }
+  return [
+    `  From ${seconds(first)} s to ${seconds(previous)} s of the run. Files running at once, time at each count: ${[...msByCount.entries()].sort(([a], [b]) => a - b).map(([count, ms]) => `${count}: ${seconds(ms)} s`).join(", ")}.`,
+    `  The files' last ${seconds(previous - lastFullEnd)} s ran with fewer than ${busiest} at once (the tail); the last to end: ${rows
+      .filter((row) => row.endMs !== undefined)
+      .sort((a, b) => (b.endMs ?? 0) - (a.endMs ?? 0))
+      .slice(0, 3)
+      .map((row) => `${row.file} (${seconds(row.startMs ?? 0)}–${seconds(row.endMs ?? 0)} s)`)
+      .join(", ")}.`,
+  ];
 }
