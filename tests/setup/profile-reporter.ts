@@ -125,35 +125,36 @@ export default class ProfileReporter implements Reporter {
 }
 
 /**
- * How many files ran at once through the run: the time spent with 0, 1, 2… files running, and the
- * last stretch of the run with fewer files than at its busiest (a tail that leaves a worker idle).
+ * How many files of one group ran at once: the time spent with 0, 1, 2… files running, and the
+ * group's last stretch with fewer files than at its busiest (a tail that leaves a worker idle).
  */
 function describeOccupancy(rows: FileRow[]): string[] {
   const edges = rows
     .flatMap((row) => (row.startMs === undefined || row.endMs === undefined ? [] : [{ at: row.startMs, delta: 1 }, { at: row.endMs, delta: -1 }]))
     .sort((a, b) => a.at - b.at || a.delta - b.delta);
-  if (edges.length === 0) return [];
+  const first = edges[0]?.at;
+  if (first === undefined) return [];
   const msByCount = new Map<number, number>();
   let running = 0;
-  const first = edges[0]?.at ?? 0;
-  let previous = first;
-  let lastFullEnd = first;
   let busiest = 0;
-  for (const edge of edges) busiest = Math.max(busiest, (running += edge.delta));
-  running = 0;
+  let previous = first;
+  // The last time the count fell from its busiest: every later drop from the busiest level comes
+  // after that level was reached, so one pass finds it.
+  let lastFullEnd = first;
   for (const edge of edges) {
     msByCount.set(running, (msByCount.get(running) ?? 0) + edge.at - previous);
-    if (running === busiest && edge.delta < 0) lastFullEnd = edge.at;
+    if (edge.delta < 0 && running === busiest) lastFullEnd = edge.at;
     running += edge.delta;
+    busiest = Math.max(busiest, running);
     previous = edge.at;
   }
+  const lastToEnd = rows
+    .filter((row) => row.endMs !== undefined)
+    .sort((a, b) => (b.endMs ?? 0) - (a.endMs ?? 0))
+    .slice(0, 3)
+    .map((row) => `${row.file} (${seconds(row.startMs ?? 0)}–${seconds(row.endMs ?? 0)} s)`);
   return [
     `  From ${seconds(first)} s to ${seconds(previous)} s of the run. Files running at once, time at each count: ${[...msByCount.entries()].sort(([a], [b]) => a - b).map(([count, ms]) => `${count}: ${seconds(ms)} s`).join(", ")}.`,
-    `  The files' last ${seconds(previous - lastFullEnd)} s ran with fewer than ${busiest} at once (the tail); the last to end: ${rows
-      .filter((row) => row.endMs !== undefined)
-      .sort((a, b) => (b.endMs ?? 0) - (a.endMs ?? 0))
-      .slice(0, 3)
-      .map((row) => `${row.file} (${seconds(row.startMs ?? 0)}–${seconds(row.endMs ?? 0)} s)`)
-      .join(", ")}.`,
+    `  The files' last ${seconds(previous - lastFullEnd)} s ran with fewer than ${busiest} at once (the tail); the last to end: ${lastToEnd.join(", ")}.`,
   ];
 }
