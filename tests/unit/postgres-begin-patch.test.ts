@@ -1,0 +1,160 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { connect, createServer, type Server, type Socket } from "node:net";
+import { sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { postgresClient } from "@/db/client";
+import { createFreshDatabase, type TestDatabase } from "../helpers/database";
+import { freePort } from "../helpers/server";
+
+/**
+ * postgres.js's `begin()` writes a plain BEGIN and the transaction's first statement together
+ * instead of waiting for BEGIN's answer in between: patches/postgres+3.4.9.patch, docs/ARCHITECTURE.md
+ * "Patched dependencies". Seen on the wire through a loopback proxy that counts round trips (a
+ * client send after the server has answered), and what a transaction promises checked around it:
+ * its statements run inside it, a failure rolls all of them back, the pool's other queries never
+ * ride on its connection, and a connection that dies under it fails it alone.
+ */
+
+/** A loopback proxy in front of PostgreSQL counting round trips: each client send that follows an answer of the server. */
+class RoundTripCounter {
+  roundTrips = 0;
+  private readonly sockets = new Set<Socket>();
+  private constructor(
+    readonly port: number,
+    private readonly server: Server,
+  ) {}
+
+  static async start(): Promise<RoundTripCounter> {
+    const port = await freePort();
+    const server = createServer();
+    const counter = new RoundTripCounter(port, server);
+    server.on("connection", (client) => {
+      const upstream = connect(5432, "127.0.0.1");
+      let answered = true;
+      for (const socket of [client, upstream]) {
+        counter.sockets.add(socket);
+        socket.on("close", () => counter.sockets.delete(socket));
+        socket.on("error", () => {});
+      }
+      client.on("data", (chunk) => {
+        if (answered) counter.roundTrips++;
+        answered = false;
+        upstream.write(chunk);
+      });
+      upstream.on("data", (chunk) => {
+        answered = true;
+        client.write(chunk);
+      });
+      client.on("close", () => upstream.destroy());
+      upstream.on("close", () => client.destroy());
+    });
+    await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+    return counter;
+  }
+
+  async stop(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
+let database: TestDatabase;
+let counter: RoundTripCounter;
+let client: postgres.Sql;
+
+beforeAll(async () => {
+  database = await createFreshDatabase("begin_patch");
+  counter = await RoundTripCounter.start();
+  const viaProxy = new URL(database.url);
+  viaProxy.port = String(counter.port);
+  // The app's own client (db/client.ts): its watched sockets, its prepared statements.
+  client = postgresClient(viaProxy.toString(), { max: 2, pooled: false, applicationName: "begin-patch test" });
+  await client`create table ledger (id int primary key, source text not null)`;
+});
+
+afterAll(async () => {
+  await client?.end({ timeout: 5 });
+  await counter?.stop();
+  await database?.drop();
+});
+
+/** The round trips `work` took, with the pool's connections already open and its statements prepared by a first run. */
+async function roundTripsOf(work: () => Promise<unknown>): Promise<number> {
+  await work();
+  const before = counter.roundTrips;
+  await work();
+  return counter.roundTrips - before;
+}
+
+describe("postgres.js's begin(), patched to pipeline a plain BEGIN", () => {
+  it("is applied to both of postgres.js's builds", () => {
+    const require = createRequire(import.meta.url);
+    const commonJs = require.resolve("postgres");
+    const esm = commonJs.replace(/cjs\/src\/index\.js$/, "src/index.js");
+    for (const file of [commonJs, esm]) expect(readFileSync(file, "utf8"), file).toContain("connection.queue === full && move(connection, reserved)");
+  });
+
+  it("sends a transaction's first statement with its BEGIN: one round trip less than BEGIN, two statements and COMMIT", async () => {
+    const db = drizzle(client);
+    const twoStatements = () =>
+      db.transaction(async (tx) => {
+        await tx.execute(sql`select 1`);
+        await tx.execute(sql`select 2`);
+      });
+    expect(await roundTripsOf(twoStatements)).toBe(3);
+    // A BEGIN with options could be refused (an isolation level), so it is still awaited.
+    const withOptions = () =>
+      client.begin("isolation level repeatable read", async (tx) => {
+        await tx`select 1`;
+        await tx`select 2`;
+      });
+    expect(await roundTripsOf(withOptions)).toBe(4);
+  });
+
+  it("runs every statement inside the transaction, and rolls all of them back when it fails", async () => {
+    const [first, second] = await client.begin(async (tx) => {
+      const [a] = await tx<{ xact: string }[]>`select pg_current_xact_id()::text as xact`;
+      const [b] = await tx<{ xact: string }[]>`select pg_current_xact_id()::text as xact`;
+      return [a!.xact, b!.xact];
+    });
+    expect(first).toBe(second);
+
+    const failed = client.begin(async (tx) => {
+      await tx`insert into ledger values (1, 'rolled back')`;
+      await tx`insert into ledger values (2, 'rolled back')`;
+      throw new Error("the change is refused");
+    });
+    await expect(failed).rejects.toThrow("the change is refused");
+    // A failing first statement: the one written with BEGIN.
+    await expect(client.begin((tx) => tx`insert into ledger values (3, null)`)).rejects.toThrow(/null value/);
+    expect(await client`select count(*)::int as n from ledger`).toEqual([{ n: 0 }]);
+  });
+
+  it("keeps the pool's other queries off a transaction's connection", async () => {
+    // 40 transactions that insert then fail, among 40 single inserts on the same 2 connections: a
+    // single insert written onto a transaction's connection would be rolled back with it.
+    const work = Array.from({ length: 40 }, (_, index) => [
+      client
+        .begin(async (tx) => {
+          await tx`insert into ledger values (${1000 + index}, 'transaction')`;
+          throw new Error("rolled back");
+        })
+        .catch(() => null),
+      client`insert into ledger values (${2000 + index}, 'single')`,
+    ]).flat();
+    await Promise.all(work);
+    expect(await client`select source, count(*)::int as n from ledger group by source`).toEqual([{ source: "single", n: 40 }]);
+  });
+
+  it("fails a transaction whose connection dies under it, and the pool goes on", async () => {
+    const killed = client.begin(async (tx) => {
+      await tx`select pg_terminate_backend(pg_backend_pid())`;
+      await tx`insert into ledger values (3000, 'never')`;
+    });
+    await expect(killed).rejects.toThrow();
+    expect(await client`select count(*)::int as n from ledger where id = 3000`).toEqual([{ n: 0 }]);
+  });
+});
