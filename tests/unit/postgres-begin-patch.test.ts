@@ -11,11 +11,12 @@ import { freePort } from "../helpers/server";
 
 /**
  * postgres.js's `begin()` writes a plain BEGIN and the transaction's first statement together
- * instead of waiting for BEGIN's answer in between: patches/postgres+3.4.9.patch, docs/ARCHITECTURE.md
- * "Patched dependencies". Seen on the wire through a loopback proxy that counts round trips (a
- * client send after the server has answered), and what a transaction promises checked around it:
- * its statements run inside it, a failure rolls all of them back, the pool's other queries never
- * ride on its connection, and a connection that dies under it fails it alone.
+ * instead of waiting for BEGIN's answer in between, and a savepoint (drizzle's nested transaction)
+ * with the statements behind it: patches/postgres+3.4.9.patch, docs/ARCHITECTURE.md "Patched
+ * dependencies". Seen on the wire through a loopback proxy that counts round trips (a client send
+ * after the server has answered), and what a transaction promises checked around it: its statements
+ * run inside it, a failure rolls all of them back (a savepoint's, only its own), the pool's other
+ * queries never ride on its connection, and a connection that dies under it fails it alone.
  */
 
 /** A loopback proxy in front of PostgreSQL counting round trips: each client send that follows an answer of the server. */
@@ -89,15 +90,19 @@ async function roundTripsOf(work: () => Promise<unknown>): Promise<number> {
   return counter.roundTrips - before;
 }
 
-describe("postgres.js's begin(), patched to pipeline a plain BEGIN", () => {
+describe("postgres.js's begin() and savepoint(), patched to pipeline a plain BEGIN and a SAVEPOINT", () => {
   it("is applied to both of postgres.js's builds", () => {
     const require = createRequire(import.meta.url);
     const commonJs = require.resolve("postgres");
     const esm = commonJs.replace(/cjs\/src\/index\.js$/, "src/index.js");
-    for (const file of [commonJs, esm]) expect(readFileSync(file, "utf8"), file).toContain("connection.queue === full && move(connection, reserved)");
+    for (const file of [commonJs, esm]) {
+      const source = readFileSync(file, "utf8");
+      expect(source, file).toContain("connection.queue === full && move(connection, reserved)");
+      expect(source, file).toContain("name && sql`savepoint ${ sql(name) }`.execute()");
+    }
   });
 
-  it("sends a transaction's first statement with its BEGIN: one round trip less than BEGIN, two statements and COMMIT", async () => {
+  it("sends a transaction's first statement with its BEGIN, and a savepoint's with its SAVEPOINT: a round trip less each", async () => {
     const db = drizzle(client);
     const twoStatements = () =>
       db.transaction(async (tx) => {
@@ -112,6 +117,32 @@ describe("postgres.js's begin(), patched to pipeline a plain BEGIN", () => {
         await tx`select 2`;
       });
     expect(await roundTripsOf(withOptions)).toBe(4);
+    // A nested transaction's SAVEPOINT goes with its first statement too (lib/invoices/core.ts locks an invoice so).
+    const nested = () =>
+      db.transaction(async (tx) => {
+        await tx.execute(sql`select 1`);
+        await tx.transaction((savepoint) => savepoint.execute(sql`select 2`));
+      });
+    expect(await roundTripsOf(nested)).toBe(3);
+  });
+
+  it("rolls back only a failed savepoint's statements, and the transaction around it goes on", async () => {
+    const db = drizzle(client);
+    await db.transaction(async (tx) => {
+      await tx.execute(sql`insert into ledger values (10, 'kept')`);
+      const refused = tx.transaction(async (savepoint) => {
+        await savepoint.execute(sql`insert into ledger values (11, 'rolled back')`);
+        await savepoint.execute(sql`select 1 / 0`);
+      });
+      // drizzle wraps the driver's error: PostgreSQL's division_by_zero is its cause.
+      await expect(refused).rejects.toMatchObject({ cause: { code: "22012" } });
+      await tx.execute(sql`insert into ledger values (12, 'kept')`);
+    });
+    expect(await client`select id, source from ledger order by id`).toEqual([
+      { id: 10, source: "kept" },
+      { id: 12, source: "kept" },
+    ]);
+    await client`delete from ledger`;
   });
 
   it("runs every statement inside the transaction, and rolls all of them back when it fails", async () => {
