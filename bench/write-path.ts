@@ -9,7 +9,7 @@
  * `POST /api/usage-events`, beside `GET /api/health` (the framework's floor) in the same run:
  * - throughput, p99 and the app's CPU per request at `--connections`;
  * - what the database saw per request, read off the wire by a proxy in front of PostgreSQL
- *   (bench/pg-wire.ts): round trips (each a wait on the database) and statements, background work of
+ *   (tests/helpers/pg-wire.ts): round trips (each a wait on the database) and statements, background work of
  *   the same instance (deliveries, the request log's writer) included;
  * - the app's CPU per request by stage (routing, auth, rate limit, validation, idempotency, the
  *   driver, events, fan-out, request log, serialization, Next.js, GC), from a V8 CPU profile of
@@ -34,7 +34,7 @@ import { processCpuMs, startApp } from "@/tests/helpers/server";
 import { CpuStages, type CpuProfile } from "./cpu-stages";
 import { bestRatio, cpuPer, readCpu, type CpuReading } from "./machine-cpu";
 import { benchAccounts, benchDatabase, benchEnvironment, load, log, option } from "./http";
-import { PgWireCounter, type CapturedStatement } from "./pg-wire";
+import { PgWireCounter, type CapturedStatement } from "@/tests/helpers/pg-wire";
 
 const SECONDS = Number(option("seconds", "10"));
 const CONNECTIONS = Number(option("connections", "16"));

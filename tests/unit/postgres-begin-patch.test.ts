@@ -1,75 +1,32 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { connect, createServer, type Server, type Socket } from "node:net";
 import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresClient } from "@/db/client";
 import { createFreshDatabase, type TestDatabase } from "../helpers/database";
-import { freePort } from "../helpers/server";
+import { PgWireCounter } from "../helpers/pg-wire";
 
 /**
  * postgres.js's `begin()` writes a plain BEGIN and the transaction's first statement together
  * instead of waiting for BEGIN's answer in between, and a savepoint (drizzle's nested transaction)
  * with the statements behind it: patches/postgres+3.4.9.patch, docs/ARCHITECTURE.md "Patched
- * dependencies". Seen on the wire through a loopback proxy that counts round trips (a client send
- * after the server has answered), and what a transaction promises checked around it: its statements
- * run inside it, a failure rolls all of them back (a savepoint's, only its own), the pool's other
- * queries never ride on its connection, and a connection that dies under it fails it alone.
+ * dependencies". Seen on the wire through the loopback proxy that counts round trips (a client
+ * send after the server has answered: tests/helpers/pg-wire.ts), and what a transaction promises
+ * checked around it: its statements run inside it, a failure rolls all of them back (a
+ * savepoint's, only its own), the pool's other queries never ride on its connection, and a
+ * connection that dies under it fails it alone.
  */
 
-/** A loopback proxy in front of PostgreSQL counting round trips: each client send that follows an answer of the server. */
-class RoundTripCounter {
-  roundTrips = 0;
-  private readonly sockets = new Set<Socket>();
-  private constructor(
-    readonly port: number,
-    private readonly server: Server,
-  ) {}
-
-  static async start(): Promise<RoundTripCounter> {
-    const port = await freePort();
-    const server = createServer();
-    const counter = new RoundTripCounter(port, server);
-    server.on("connection", (client) => {
-      const upstream = connect(5432, "127.0.0.1");
-      let answered = true;
-      for (const socket of [client, upstream]) {
-        counter.sockets.add(socket);
-        socket.on("close", () => counter.sockets.delete(socket));
-        socket.on("error", () => {});
-      }
-      client.on("data", (chunk) => {
-        if (answered) counter.roundTrips++;
-        answered = false;
-        upstream.write(chunk);
-      });
-      upstream.on("data", (chunk) => {
-        answered = true;
-        client.write(chunk);
-      });
-      client.on("close", () => upstream.destroy());
-      upstream.on("close", () => client.destroy());
-    });
-    await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
-    return counter;
-  }
-
-  async stop(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-}
-
 let database: TestDatabase;
-let counter: RoundTripCounter;
+let counter: PgWireCounter;
 let client: postgres.Sql;
 
 beforeAll(async () => {
   database = await createFreshDatabase("begin_patch");
-  counter = await RoundTripCounter.start();
   const viaProxy = new URL(database.url);
+  counter = await PgWireCounter.start({ host: viaProxy.hostname, port: Number(viaProxy.port || 5432) });
   viaProxy.port = String(counter.port);
   // The app's own client (db/client.ts): its watched sockets, its prepared statements.
   client = postgresClient(viaProxy.toString(), { max: 2, pooled: false, applicationName: "begin-patch test" });
@@ -78,16 +35,16 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await client?.end({ timeout: 5 });
-  await counter?.stop();
+  await counter?.close();
   await database?.drop();
 });
 
 /** The round trips `work` took, with the pool's connections already open and its statements prepared by a first run. */
 async function roundTripsOf(work: () => Promise<unknown>): Promise<number> {
   await work();
-  const before = counter.roundTrips;
+  counter.take();
   await work();
-  return counter.roundTrips - before;
+  return counter.take().roundTrips;
 }
 
 describe("postgres.js's begin() and savepoint(), patched to pipeline a plain BEGIN and a SAVEPOINT", () => {

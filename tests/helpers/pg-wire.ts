@@ -1,5 +1,5 @@
 import { createServer, connect, type Server, type Socket } from "node:net";
-import { freePort } from "@/tests/helpers/server";
+import { freePort } from "./server";
 
 /**
  * A loopback proxy in front of PostgreSQL that reads the frontend half of the wire protocol (the
@@ -7,7 +7,8 @@ import { freePort } from "@/tests/helpers/server";
  * and counts what a write costs in database work: round trips (a client send after the server
  * answered: each one is a wait on the database), statements executed (Execute and simple Query
  * messages), and, while capturing, the statements in the order sent with their parameters, so that
- * a bare postgres.js script can replay the same write (bench/write-path.ts). Benchmarks only.
+ * a bare postgres.js script can replay the same write (bench/write-path.ts), and the round trips
+ * of a transaction can be counted (tests/unit/postgres-begin-patch.test.ts).
  */
 
 export type CapturedStatement = { connection: number; text: string; params: (string | null)[] };
