@@ -59,8 +59,14 @@ export function senderNameOf(account: { emailSenderName: string | null; business
  * (the unique cause key).
  * Returns the id, or null when nothing was queued.
  */
-export async function enqueueEmail(tx: Executor, ctx: ServiceContext, input: EnqueueInput): Promise<string | null> {
-  const [account] = await tx.select().from(accounts).where(eq(accounts.id, ctx.accountId));
+export async function enqueueEmail(
+  tx: Executor,
+  ctx: ServiceContext,
+  input: EnqueueInput,
+  /** The account's row when the caller read it already (with its other reads, in one round trip). */
+  accountRow?: AccountRow,
+): Promise<string | null> {
+  const account = accountRow ?? (await senderAccountOf(tx, ctx.accountId));
   if (!account || (input.type !== "test" && account.emailTypesDisabled.includes(input.type))) return null;
   const id = newId("email");
   const domain = config().email.from.split("@")[1] ?? "localhost";
@@ -87,6 +93,14 @@ export async function enqueueEmail(tx: Executor, ctx: ServiceContext, input: Enq
     .onConflictDoNothing({ target: [emails.accountId, emails.causeKey] })
     .returning({ id: emails.id });
   return inserted.length > 0 ? id : null;
+}
+
+type AccountRow = typeof accounts.$inferSelect;
+
+/** The sending account's row: its switched-off email types, names and language. */
+async function senderAccountOf(tx: Executor, accountId: string): Promise<AccountRow | undefined> {
+  const [account] = await tx.select().from(accounts).where(eq(accounts.id, accountId));
+  return account;
 }
 
 /** The customer's address, their extra invoice recipients (`invoice_emails`) and language, or none (a deleted customer is not written to). */
@@ -117,12 +131,17 @@ export async function enqueueForEvent(
   const type = EVENT_EMAILS[event.type];
   if (!type || !emailedEvent(event)) return null;
   const data = event.data;
-  const { to, locale } = await recipientsOf(tx, ctx.accountId, data.customer);
-  if (to.length === 0) return null;
   const isCreditNote = type === "credit_note";
   const aboutSubscription = SUBSCRIPTION_EMAILS.has(type);
   const invoiceId = aboutSubscription ? null : isCreditNote ? data.invoice : event.aggregateId;
-  const document = aboutSubscription ? locale : await invoiceDocumentLocale(tx, typeof invoiceId === "string" ? invoiceId : null);
+  // The recipients, the document's language and the sender's account in one round trip, not three.
+  const [{ to, locale }, invoiceLocale, account] = await Promise.all([
+    recipientsOf(tx, ctx.accountId, data.customer),
+    aboutSubscription ? null : invoiceDocumentLocale(tx, typeof invoiceId === "string" ? invoiceId : null),
+    senderAccountOf(tx, ctx.accountId),
+  ]);
+  if (to.length === 0 || !account) return null;
+  const document = aboutSubscription ? locale : invoiceLocale;
   return enqueueEmail(tx, ctx, {
     type,
     to,
@@ -133,7 +152,7 @@ export async function enqueueForEvent(
     invoiceId: typeof invoiceId === "string" ? invoiceId : null,
     creditNoteId: isCreditNote ? event.aggregateId : null,
     eventId: event.id,
-  });
+  }, account);
 }
 
 /** The invoice document's language (fixed at finalization), if it has one. */

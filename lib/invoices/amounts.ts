@@ -10,7 +10,7 @@ import { draftTotals } from "./lines";
 import type { InvoiceLineRow, InvoiceRow } from "./serialize";
 
 type CouponDuration = (typeof coupons.$inferSelect)["duration"];
-import { invoiceTaxes } from "./taxes";
+import { invoiceTaxes, taxTermsOf } from "./taxes";
 
 /* An invoice's amounts as finalization fixes them: one sequence for finalizeInvoice and the previews (preview.ts). */
 
@@ -71,14 +71,11 @@ export function totalAfterTax(discountedAtom: number, taxes: Pick<InvoiceTaxes, 
  * a credit pays a line's amount after its discount share, never its exclusive taxes; a metered
  * line (its price has a meter) names its meter for the grants scoped to meters.
  */
-export async function creditableLines(
-  executor: Executor,
+export function creditableLines(
   lines: readonly Pick<InvoiceLineRow, "id" | "priceId" | "amountAtom">[],
   taxes: Pick<InvoiceTaxes, "lines">,
-): Promise<CreditableLine[]> {
-  const priceIds = [...new Set(lines.flatMap((line) => (line.priceId ? [line.priceId] : [])))];
-  const metered = priceIds.length === 0 ? [] : await executor.select({ id: prices.id, meterId: prices.meterId }).from(prices).where(inArray(prices.id, priceIds));
-  const meterOf = new Map(metered.map((row) => [row.id, row.meterId]));
+  meterOf: ReadonlyMap<string, string | null>,
+): CreditableLine[] {
   return lines.map((line, index) => ({
     id: line.id,
     payableAtom: line.amountAtom - taxes.lines[index]!.discountAtom,
@@ -86,9 +83,17 @@ export async function creditableLines(
   }));
 }
 
+/** The meter of each of the lines' prices that has one (a metered line's, for the credit grants scoped to meters). */
+async function metersOfPrices(executor: Executor, lines: readonly Pick<InvoiceLineRow, "priceId">[]): Promise<Map<string, string | null>> {
+  const priceIds = [...new Set(lines.flatMap((line) => (line.priceId ? [line.priceId] : [])))];
+  const metered = priceIds.length === 0 ? [] : await executor.select({ id: prices.id, meterId: prices.meterId }).from(prices).where(inArray(prices.id, priceIds));
+  return new Map(metered.map((row) => [row.id, row.meterId]));
+}
+
 /**
  * The discount in force at `at`, the taxes after its share, the credit grants' share, the total:
  * finalization's order. `lockGrants`: finalization locks the grants it applies (a preview reads).
+ * The discount, the tax terms and the prices' meters are read together (one round trip).
  */
 export async function finalizationAmounts(
   executor: Executor,
@@ -97,11 +102,11 @@ export async function finalizationAmounts(
   at: Date,
   lockGrants = false,
 ) {
-  const discount = await discountFor(executor, invoice, at);
+  const [discount, taxTerms, meterOf] = await Promise.all([discountFor(executor, invoice, at), taxTermsOf(executor, invoice, lines), metersOfPrices(executor, lines)]);
   const { subtotalAtom } = draftTotals(lines);
   const { discountAtom, totalAtom: discountedAtom } = applyDiscounts(subtotalAtom, discount ? [discount.terms] : []);
-  const taxes = await invoiceTaxes(executor, invoice, lines, discountAtom);
-  const creditable = await creditableLines(executor, lines, taxes);
+  const taxes = invoiceTaxes(taxTerms, lines, discountAtom);
+  const creditable = creditableLines(lines, taxes, meterOf);
   const credits = await creditsFor(executor, invoice, creditable, at, lockGrants);
   return { discount, subtotalAtom, discountAtom, taxes, creditable, credits, totalAtom: totalAfterCredits(totalAfterTax(discountedAtom, taxes), credits.creditsAtom) };
 }

@@ -56,12 +56,19 @@ export async function accountDefaultFor(
   return address !== null && address.country.toUpperCase() === rate.country.toUpperCase() ? rateId : null;
 }
 
-export async function invoiceTaxes(
+/** What an invoice's taxes depend on besides its discount: the rates of each line and their terms, and whether the EU reverse charge applies. */
+export type TaxTerms = {
+  rateIds: string[][];
+  terms: Map<string, { id: string; percentageE4: number; inclusive: boolean }>;
+  reverseCharge: boolean;
+};
+
+/** Reads the tax terms of the invoice's lines (taxes at finalization: `invoiceTaxes`). */
+export async function taxTermsOf(
   executor: Executor,
   invoice: { accountId: string; customerId: string },
-  lines: readonly { amountAtom: number; taxRateIds: readonly string[] }[],
-  discountAtom: number,
-): Promise<AppliedTaxes> {
+  lines: readonly { taxRateIds: readonly string[] }[],
+): Promise<TaxTerms> {
   const [account, customer] = await Promise.all([
     executor
       .select({ address: accounts.address, taxId: accounts.taxId, defaultTaxRate: accounts.defaultTaxRate })
@@ -79,7 +86,15 @@ export async function invoiceTaxes(
   // Archived since they were named: they still apply (as in Stripe).
   const rows = await taxRatesOf(executor, invoice.accountId, [...new Set(rateIds.flat())], "tax_rates", true);
   const terms = new Map(rows.map((row) => [row.id, { id: row.id, percentageE4: row.percentageE4, inclusive: row.inclusive }]));
-  const reverseCharge = isReverseCharge(account, customer);
+  return { rateIds, terms, reverseCharge: isReverseCharge(account, customer) };
+}
+
+/** The invoice's taxes: its lines' amounts under their tax terms (`taxTermsOf`), after the discount's share. */
+export function invoiceTaxes(
+  { rateIds, terms, reverseCharge }: TaxTerms,
+  lines: readonly { amountAtom: number }[],
+  discountAtom: number,
+): AppliedTaxes {
   const computed = computeTaxes(
     lines.map((line, index) => ({ amountAtom: line.amountAtom, rates: rateIds[index]!.map((id) => terms.get(id)!) })),
     discountAtom,
