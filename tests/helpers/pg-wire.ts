@@ -55,6 +55,14 @@ export class PgWireCounter {
     return taken;
   }
 
+  /** The round trips of `work`'s second run: its first opens the pool's connections and prepares its statements. */
+  async roundTripsOfRepeat(work: () => Promise<unknown>): Promise<number> {
+    await work();
+    this.take();
+    await work();
+    return this.take().roundTrips;
+  }
+
   /** Statements executed while `work` runs, in the order the clients sent them. */
   async capture(work: () => Promise<unknown>): Promise<CapturedStatement[]> {
     this.capturing = [];

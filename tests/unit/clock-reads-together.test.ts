@@ -42,14 +42,6 @@ afterAll(async () => {
   await database?.drop();
 });
 
-/** The round trips `work` took, its statements already prepared on the connection by a first run. */
-async function roundTripsOf(work: () => Promise<unknown>): Promise<number> {
-  await work();
-  counter.take();
-  await work();
-  return counter.take().roundTrips;
-}
-
 describe("reads sent together (readTogether)", () => {
   it("answers each read's own rows, in the order given, in two round trips for five reads", async () => {
     const reads = [1, 2, 3, 4, 5].map((n) => async (tx: Executor) => {
@@ -61,8 +53,8 @@ describe("reads sent together (readTogether)", () => {
     const oneByOne = async () => {
       for (const read of reads) await read(db);
     };
-    expect(await roundTripsOf(oneByOne)).toBe(5);
-    expect(await roundTripsOf(() => readTogether(db, reads))).toBe(2);
+    expect(await counter.roundTripsOfRepeat(oneByOne)).toBe(5);
+    expect(await counter.roundTripsOfRepeat(() => readTogether(db, reads))).toBe(2);
   });
 
   it("fails as a whole when one read fails, and the connection serves the next reads", async () => {
@@ -86,14 +78,14 @@ describe("the clock's reads of every kind of time-driven transition", () => {
     expect(kinds.length).toBeGreaterThan(10);
     const ctx = systemContext({ id: accountId, livemode: false, clockOffsetMs: 0 });
     const findEveryKind = () => readTogether(db, kinds.map((kind) => (tx) => kind.findDue(tx, ctx)));
-    expect(await roundTripsOf(findEveryKind)).toBeLessThanOrEqual(BATCH_ROUND_TRIPS);
+    expect(await counter.roundTripsOfRepeat(findEveryKind)).toBeLessThanOrEqual(BATCH_ROUND_TRIPS);
     // Nothing is due in a new account: each kind's run runs nothing.
     for (const run of await findEveryKind()) expect(await run()).toBe(0);
   });
 
   it("asks every kind when it next falls due in at most three round trips", async () => {
     const nextOfEveryKind = () => readTogether(db, timeTransitions().map((kind) => (tx) => kind.nextDue(tx, accountId)));
-    expect(await roundTripsOf(nextOfEveryKind)).toBeLessThanOrEqual(BATCH_ROUND_TRIPS);
+    expect(await counter.roundTripsOfRepeat(nextOfEveryKind)).toBeLessThanOrEqual(BATCH_ROUND_TRIPS);
     expect(await nextOfEveryKind()).toEqual(timeTransitions().map(() => null));
   });
 });

@@ -39,14 +39,6 @@ afterAll(async () => {
   await database?.drop();
 });
 
-/** The round trips `work` took, with the pool's connections already open and its statements prepared by a first run. */
-async function roundTripsOf(work: () => Promise<unknown>): Promise<number> {
-  await work();
-  counter.take();
-  await work();
-  return counter.take().roundTrips;
-}
-
 describe("postgres.js's begin() and savepoint(), patched to pipeline a plain BEGIN and a SAVEPOINT", () => {
   it("is applied to both of postgres.js's builds", () => {
     const require = createRequire(import.meta.url);
@@ -66,21 +58,21 @@ describe("postgres.js's begin() and savepoint(), patched to pipeline a plain BEG
         await tx.execute(sql`select 1`);
         await tx.execute(sql`select 2`);
       });
-    expect(await roundTripsOf(twoStatements)).toBe(3);
+    expect(await counter.roundTripsOfRepeat(twoStatements)).toBe(3);
     // A BEGIN with options could be refused (an isolation level), so it is still awaited.
     const withOptions = () =>
       client.begin("isolation level repeatable read", async (tx) => {
         await tx`select 1`;
         await tx`select 2`;
       });
-    expect(await roundTripsOf(withOptions)).toBe(4);
+    expect(await counter.roundTripsOfRepeat(withOptions)).toBe(4);
     // A nested transaction's SAVEPOINT goes with its first statement too (lib/invoices/core.ts locks an invoice so).
     const nested = () =>
       db.transaction(async (tx) => {
         await tx.execute(sql`select 1`);
         await tx.transaction((savepoint) => savepoint.execute(sql`select 2`));
       });
-    expect(await roundTripsOf(nested)).toBe(3);
+    expect(await counter.roundTripsOfRepeat(nested)).toBe(3);
   });
 
   it("rolls back only a failed savepoint's statements, and the transaction around it goes on", async () => {
