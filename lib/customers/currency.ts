@@ -1,4 +1,4 @@
-import { and, count, eq, inArray, isNull, notInArray } from "drizzle-orm";
+import { and, count, eq, inArray, isNotNull, isNull, notInArray } from "drizzle-orm";
 import { customers, invoices, subscriptions } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
 import { ServiceError } from "@/lib/errors";
@@ -53,13 +53,13 @@ export async function lockCustomerToBill(
   currency: string,
 ): Promise<Pick<CustomerRow, "id" | "currency"> | null> {
   const live = and(eq(customers.accountId, ctx.accountId), eq(customers.id, customerId), isNull(customers.deletedAt));
-  const [peek] = await tx.select({ currency: customers.currency }).from(customers).where(live);
-  if (!peek) return null;
-  const [customer] = await tx
-    .select({ id: customers.id, currency: customers.currency })
-    .from(customers)
-    .where(live)
-    .for(peek.currency === null ? "update" : "share");
+  const row = { id: customers.id, currency: customers.currency };
+  // Most customers are billed in a currency already: one statement. A row it does not return is
+  // not locked, so the lock for update below is never an upgrade of this one.
+  const [billed] = await tx.select(row).from(customers).where(and(live, isNotNull(customers.currency))).for("share");
+  if (billed) return billed;
+  // No currency yet (or it was set meanwhile: then this stronger lock is as good), or no such customer.
+  const [customer] = await tx.select(row).from(customers).where(live).for("update");
   if (!customer) return null;
   if (customer.currency === null) await fixCustomerCurrency(tx, ctx, customer.id, currency);
   return customer;

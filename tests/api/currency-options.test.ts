@@ -259,6 +259,21 @@ describe("the customer's currency", () => {
     expectProblem(held, 409);
     expect(held.body.detail).toContain("balance");
   });
+
+  it("is fixed once when first invoices come at once: each waits for the one before, none fails, one customer.updated", async () => {
+    const cus = await customer();
+    const created = await Promise.all(
+      ["jpy", "eur", "jpy", "usd", "eur", "jpy"].map((currency) =>
+        client.post(path("createInvoice"), { customer: cus.id, currency, lines: [{ unit_amount_atom: 500, description: "Setup" }] }),
+      ),
+    );
+    for (const response of created) expect(response.status, response.text).toBe(201);
+    const fixed = (await getCustomer(cus.id)).currency;
+    expect(["jpy", "eur", "usd"]).toContain(fixed);
+    const events = (await client.get(`/${account}/events?aggregate_id=${cus.id}&limit=100` as ApiPath<"get">)).body.items as Json[];
+    const updates = events.filter((event) => event.type === "customer.updated");
+    expect(updates.map((event) => [event.previous_data.currency, event.data.currency])).toEqual([[null, fixed]]);
+  });
 });
 
 describe("an amount-off coupon's currency options", () => {
