@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { getDb, readTogether } from "@/db/client";
+import { getDb } from "@/db/client";
 import { accounts } from "@/db/schema";
 import type { ServiceContext, Verb } from "@/lib/context";
 import { forgetCachedTokens } from "@/lib/auth/tokens";
@@ -76,9 +76,7 @@ export async function runDueTransitions(ctx: ServiceContext): Promise<number> {
     let total = 0;
     for (;;) {
       let ran = 0;
-      // What every kind has due, found in one round trip; then run kind by kind, in their order.
-      const runs = await readTogether(await getDb(), timeTransitions().map((transition) => (tx) => transition.findDue(tx, ctx)));
-      for (const run of runs) ran += await run();
+      for (const transition of timeTransitions()) ran += await transition.runDue(ctx);
       total += ran;
       // A transition can make another one due (a renewal that fails schedules dunning): go again.
       if (ran === 0 || total >= MAX_TRANSITIONS_PER_ADVANCE) return total;
@@ -88,10 +86,12 @@ export async function runDueTransitions(ctx: ServiceContext): Promise<number> {
 
 /** The earliest instant anything falls due in the account, or null. */
 export async function nextDueInstant(accountId: string): Promise<Date | null> {
-  // Every kind's earliest instant in one round trip (an advance asks at each stop).
-  const dues = await readTogether(await getDb(), timeTransitions().map((transition) => (tx) => transition.nextDue(tx, accountId)));
+  const db = await getDb();
   let earliest: Date | null = null;
-  for (const due of dues) if (due && (!earliest || due.getTime() < earliest.getTime())) earliest = due;
+  for (const transition of timeTransitions()) {
+    const due = await transition.nextDue(db, accountId);
+    if (due && (!earliest || due.getTime() < earliest.getTime())) earliest = due;
+  }
   return earliest;
 }
 
@@ -188,8 +188,10 @@ async function advanceTo(ctx: ServiceContext, to: Date): Promise<ClockState> {
 
 /** Accounts with something due by `realNow` on their own clock. */
 export async function findDueAccounts(realNow: Date = new Date()): Promise<string[]> {
-  const due = await readTogether(await getDb(), timeTransitions().map((transition) => (tx) => transition.dueAccounts(tx, realNow)));
-  return [...new Set(due.flat())].sort();
+  const db = await getDb();
+  const ids = new Set<string>();
+  for (const transition of timeTransitions()) for (const id of await transition.dueAccounts(db, realNow)) ids.add(id);
+  return [...ids].sort();
 }
 
 /**
