@@ -24,6 +24,17 @@ export type Transaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
 /** Anything a query can run on: the database or an open transaction. */
 export type Executor = Database | Transaction;
 
+/**
+ * Independent reads sent together: on one connection (a transaction, or a savepoint of the one
+ * already open), postgres.js writes statements issued at once in one go and PostgreSQL answers them
+ * in order, so N prepared reads cost one round trip and the COMMIT a second, where N reads each
+ * awaited in turn cost N (and on the pool, one connection each). Each read sees the data committed
+ * when it runs, as it would alone.
+ */
+export async function readTogether<T>(executor: Executor, reads: readonly ((tx: Executor) => Promise<T>)[]): Promise<T[]> {
+  return executor.transaction((tx) => Promise.all(reads.map((read) => read(tx))));
+}
+
 export const MIGRATIONS_FOLDER = path.join(/*turbopackIgnore: true*/ process.cwd(), "db", "migrations");
 
 /** See docs/security.md ("No database"). Every wait on the database is bounded by one of these. */

@@ -131,40 +131,45 @@ const unresolved = isNull(alertTriggers.resolvedAt);
 export const alertEvaluation: TimeTransition = {
   name: "alert_evaluation",
   async nextDue(executor: Executor, accountId: string) {
-    const [mark] = await executor
-      .select({ at: min(alertMarks.markedAt).mapWith((value: string | Date) => new Date(value)) })
-      .from(alertMarks)
-      .where(eq(alertMarks.accountId, accountId));
-    const [trigger] = await executor
-      .select({ at: min(alertTriggers.periodEnd).mapWith((value: string | Date) => new Date(value)) })
-      .from(alertTriggers)
-      .where(and(eq(alertTriggers.accountId, accountId), unresolved));
+    const [[mark], [trigger]] = await Promise.all([
+      executor
+        .select({ at: min(alertMarks.markedAt).mapWith((value: string | Date) => new Date(value)) })
+        .from(alertMarks)
+        .where(eq(alertMarks.accountId, accountId)),
+      executor
+        .select({ at: min(alertTriggers.periodEnd).mapWith((value: string | Date) => new Date(value)) })
+        .from(alertTriggers)
+        .where(and(eq(alertTriggers.accountId, accountId), unresolved)),
+    ]);
     const times = [mark?.at, trigger?.at].filter((at): at is Date => at instanceof Date && !Number.isNaN(at.getTime()));
     return times.length === 0 ? null : new Date(Math.min(...times.map((at) => at.getTime())));
   },
-  async runDue(ctx) {
-    const db = await getDb();
+  async findDue(executor, ctx) {
     const now = ctx.now();
-    let ran = 0;
-    // Resolutions first: a usage event of the new period then triggers in it.
-    const ended = await db
-      .select({ id: alertTriggers.id })
-      .from(alertTriggers)
-      .where(and(eq(alertTriggers.accountId, ctx.accountId), unresolved, lte(alertTriggers.periodEnd, now)))
-      .orderBy(asc(alertTriggers.periodEnd), asc(alertTriggers.id))
-      .limit(DUE_BATCH);
-    for (const { id } of ended) if (await resolveTrigger(ctx, id)) ran++;
-    const marks = await db
-      .select({ customerId: alertMarks.customerId, seq: alertMarks.seq })
-      .from(alertMarks)
-      .where(and(eq(alertMarks.accountId, ctx.accountId), lte(alertMarks.markedAt, now)))
-      .orderBy(asc(alertMarks.markedAt), asc(alertMarks.customerId))
-      .limit(DUE_BATCH);
-    for (const mark of marks) {
-      await evaluateMark(ctx, mark);
-      ran++;
-    }
-    return ran;
+    const [ended, marks] = await Promise.all([
+      executor
+        .select({ id: alertTriggers.id })
+        .from(alertTriggers)
+        .where(and(eq(alertTriggers.accountId, ctx.accountId), unresolved, lte(alertTriggers.periodEnd, now)))
+        .orderBy(asc(alertTriggers.periodEnd), asc(alertTriggers.id))
+        .limit(DUE_BATCH),
+      executor
+        .select({ customerId: alertMarks.customerId, seq: alertMarks.seq })
+        .from(alertMarks)
+        .where(and(eq(alertMarks.accountId, ctx.accountId), lte(alertMarks.markedAt, now)))
+        .orderBy(asc(alertMarks.markedAt), asc(alertMarks.customerId))
+        .limit(DUE_BATCH),
+    ]);
+    return async () => {
+      let ran = 0;
+      // Resolutions first: a usage event of the new period then triggers in it.
+      for (const { id } of ended) if (await resolveTrigger(ctx, id)) ran++;
+      for (const mark of marks) {
+        await evaluateMark(ctx, mark);
+        ran++;
+      }
+      return ran;
+    };
   },
   async dueAccounts(executor, realNow) {
     return accountsWhere(

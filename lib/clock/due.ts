@@ -1,6 +1,6 @@
 import { and, asc, eq, exists, lte, min, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
-import { getDb, type Executor } from "@/db/client";
+import type { Executor } from "@/db/client";
 import { accounts } from "@/db/schema";
 import type { ServiceContext } from "@/lib/context";
 import { ServiceError } from "@/lib/errors";
@@ -16,7 +16,7 @@ import { isDeadlock } from "@/db/errors";
  * account's own clock (real time plus accounts.clock_offset_ms), the runners against ctx.now().
  */
 
-/** How many due items one runDue call takes; the runner loops until none is left. */
+/** How many due items of a kind one round of the clock takes (`findDue`); the clock goes round until none is left. */
 export const DUE_BATCH = 100;
 
 /** The instant "real now on the row's account's clock" in SQL (the row's account joined as `accounts`). */
@@ -134,18 +134,18 @@ export function columnTransition(spec: {
         .where(and(eq(accountId, account), pending));
       return row?.at ?? null;
     },
-    async runDue(ctx) {
-      const db = await getDb();
-      const due = await db
+    async findDue(executor, ctx) {
+      const due = await executor
         .select({ id: sql<string>`${id}`, lane: lane ? sql<string | null>`${lane}` : sql<null>`null` })
         .from(table)
         .where(and(eq(accountId, ctx.accountId), pending, lte(dueAt, ctx.now())))
         .orderBy(asc(dueAt), asc(id))
         .limit(DUE_BATCH);
-      return runEach(
-        due.map((row) => (row.lane === null ? row.id : { id: row.id, lane: row.lane })),
-        (rowId) => spec.run(ctx, rowId),
-      );
+      return () =>
+        runEach(
+          due.map((row) => (row.lane === null ? row.id : { id: row.id, lane: row.lane })),
+          (rowId) => spec.run(ctx, rowId),
+        );
     },
     async dueAccounts(executor, realNow) {
       return accountsWhere(

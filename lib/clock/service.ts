@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { getDb } from "@/db/client";
+import { getDb, readTogether } from "@/db/client";
 import { accounts } from "@/db/schema";
 import type { ServiceContext, Verb } from "@/lib/context";
 import { forgetCachedTokens } from "@/lib/auth/tokens";
@@ -76,7 +76,9 @@ export async function runDueTransitions(ctx: ServiceContext): Promise<number> {
     let total = 0;
     for (;;) {
       let ran = 0;
-      for (const transition of timeTransitions()) ran += await transition.runDue(ctx);
+      // What every kind has due, found in one round trip; then run kind by kind, in their order.
+      const runs = await readTogether(await getDb(), timeTransitions().map((transition) => (tx) => transition.findDue(tx, ctx)));
+      for (const run of runs) ran += await run();
       total += ran;
       // A transition can make another one due (a renewal that fails schedules dunning): go again.
       if (ran === 0 || total >= MAX_TRANSITIONS_PER_ADVANCE) return total;
@@ -86,12 +88,10 @@ export async function runDueTransitions(ctx: ServiceContext): Promise<number> {
 
 /** The earliest instant anything falls due in the account, or null. */
 export async function nextDueInstant(accountId: string): Promise<Date | null> {
-  const db = await getDb();
+  // Every kind's earliest instant in one round trip (an advance asks at each stop).
+  const dues = await readTogether(await getDb(), timeTransitions().map((transition) => (tx) => transition.nextDue(tx, accountId)));
   let earliest: Date | null = null;
-  for (const transition of timeTransitions()) {
-    const due = await transition.nextDue(db, accountId);
-    if (due && (!earliest || due.getTime() < earliest.getTime())) earliest = due;
-  }
+  for (const due of dues) if (due && (!earliest || due.getTime() < earliest.getTime())) earliest = due;
   return earliest;
 }
 
@@ -188,10 +188,8 @@ async function advanceTo(ctx: ServiceContext, to: Date): Promise<ClockState> {
 
 /** Accounts with something due by `realNow` on their own clock. */
 export async function findDueAccounts(realNow: Date = new Date()): Promise<string[]> {
-  const db = await getDb();
-  const ids = new Set<string>();
-  for (const transition of timeTransitions()) for (const id of await transition.dueAccounts(db, realNow)) ids.add(id);
-  return [...ids].sort();
+  const due = await readTogether(await getDb(), timeTransitions().map((transition) => (tx) => transition.dueAccounts(tx, realNow)));
+  return [...new Set(due.flat())].sort();
 }
 
 /**

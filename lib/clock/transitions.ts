@@ -11,10 +11,13 @@ export type TimeTransition = {
   /** The earliest instant something of this kind falls due in the account, or null when nothing will. */
   nextDue(executor: Executor, accountId: string): Promise<Date | null>;
   /**
-   * Runs everything of this kind that is due at `ctx.now()` in the account; returns how many it
-   * ran. Each item is re-checked under its row lock, so concurrent runners never apply it twice.
+   * Finds what of this kind is due at `ctx.now()` in the account (at most DUE_BATCH items), reading
+   * on `executor` only: the clock reads every kind's at once (one round trip, db/client.ts
+   * `readTogether`). Answers the run of what it found, which returns how many items changed
+   * something. Each item is re-checked under its row lock when it runs, so an item another kind's
+   * run (or a concurrent runner) changed since it was found is skipped, never applied twice.
    */
-  runDue(ctx: ServiceContext): Promise<number>;
+  findDue(executor: Executor, ctx: ServiceContext): Promise<() => Promise<number>>;
   /** Accounts that have something of this kind due by `realNow` plus their own clock offset. */
   dueAccounts(executor: Executor, realNow: Date): Promise<string[]>;
 };

@@ -1,10 +1,9 @@
 import { and, asc, eq, min, sql, type SQL } from "drizzle-orm";
-import { getDb } from "@/db/client";
 import { accounts, customerEntitlements, subscriptions } from "@/db/schema";
 import { accountNow, accountsWhere, DUE_BATCH, runEach } from "@/lib/clock/due";
 import type { TimeTransition } from "@/lib/clock/transitions";
 import { withChangeTransaction } from "@/lib/events/transaction";
-import { pastDueGraceDays, syncEntitlements } from "./core";
+import { syncEntitlements } from "./core";
 
 /*
  * The clock-driven end of a past_due subscription's grace: nothing in the subscription changes, so
@@ -17,6 +16,12 @@ import { pastDueGraceDays, syncEntitlements } from "./core";
 const stillAnnounced = sql`exists (select 1 from ${customerEntitlements} where ${customerEntitlements.customerId} = ${subscriptions.customerId}
   and ${customerEntitlements.items} @> jsonb_build_array(jsonb_build_object('source_subscription', ${subscriptions.id})))`;
 
+/**
+ * The account's `entitlement_past_due_grace_days` inside the statement that uses it, so that the
+ * clock's reads of every kind go in one round trip (`pastDueGraceDays` reads the same column).
+ */
+const graceDaysOf = (accountId: string): SQL => sql`(select ${accounts.entitlementPastDueGraceDays} from ${accounts} where ${accounts.id} = ${accountId})`;
+
 const graceEnd = (days: SQL | number): SQL => sql`(${subscriptions.pastDueSince} + ${days} * interval '1 day')`;
 
 const pending = (days: SQL | number) => and(eq(subscriptions.status, "past_due"), sql`${graceEnd(days)} is not null`, stillAnnounced);
@@ -24,27 +29,27 @@ const pending = (days: SQL | number) => and(eq(subscriptions.status, "past_due")
 export const entitlementGraceExpiry: TimeTransition = {
   name: "entitlement_grace_expiry",
   async nextDue(executor, accountId) {
-    const days = await pastDueGraceDays(executor, accountId);
+    const days = graceDaysOf(accountId);
     const [row] = await executor
       .select({ at: min(graceEnd(days)).mapWith(subscriptions.pastDueSince) })
       .from(subscriptions)
       .where(and(eq(subscriptions.accountId, accountId), pending(days)));
     return (row?.at as Date | null | undefined) ?? null;
   },
-  async runDue(ctx) {
-    const db = await getDb();
-    const days = await pastDueGraceDays(db, ctx.accountId);
-    const due = await db
+  async findDue(executor, ctx) {
+    const days = graceDaysOf(ctx.accountId);
+    const due = await executor
       .selectDistinct({ customer: subscriptions.customerId })
       .from(subscriptions)
       .where(and(eq(subscriptions.accountId, ctx.accountId), pending(days), sql`${graceEnd(days)} <= ${ctx.now().toISOString()}::timestamptz`))
       .orderBy(asc(subscriptions.customerId))
       .limit(DUE_BATCH);
     // Each customer its own lane: different customers' syncs run side by side (lib/clock/due.ts).
-    return runEach(
-      due.map((row) => ({ id: row.customer, lane: row.customer })),
-      (customer) => withChangeTransaction((tx) => syncEntitlements(tx, ctx, customer)),
-    );
+    return () =>
+      runEach(
+        due.map((row) => ({ id: row.customer, lane: row.customer })),
+        (customer) => withChangeTransaction((tx) => syncEntitlements(tx, ctx, customer)),
+      );
   },
   async dueAccounts(executor, realNow) {
     const days = sql`${accounts.entitlementPastDueGraceDays}`;

@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, isNotNull, isNull, lte, min, ne, not, sql, type SQL } from "drizzle-orm";
-import { getDb, type Executor } from "@/db/client";
+import type { Executor } from "@/db/client";
 import { accounts, customers, subscriptionItems, subscriptions } from "@/db/schema";
 import { accountNow, accountsWhere, DUE_BATCH, runEach } from "@/lib/clock/due";
 import type { TimeTransition } from "@/lib/clock/transitions";
@@ -51,9 +51,8 @@ function subscriptionKind(kind: {
         .where(and(eq(subscriptions.accountId, accountId), kind.live));
       return row?.at ?? null;
     },
-    async runDue(ctx) {
-      const db = await getDb();
-      const due = await db
+    async findDue(executor, ctx) {
+      const due = await executor
         .select({ id: subscriptions.id, customer: subscriptions.customerId })
         .from(subscriptions)
         .where(and(eq(subscriptions.accountId, ctx.accountId), kind.due(ctx.now())))
@@ -61,10 +60,11 @@ function subscriptionKind(kind: {
         .limit(DUE_BATCH);
       // One lane per customer: a customer's subscriptions share its balance, credit grants, discount
       // and entitlements, so they take turns; different customers' run side by side (lib/clock/due.ts).
-      return runEach(
-        due.map((row) => ({ id: row.id, lane: row.customer })),
-        (id) => kind.runOne(ctx, id),
-      );
+      return () =>
+        runEach(
+          due.map((row) => ({ id: row.id, lane: row.customer })),
+          (id) => kind.runOne(ctx, id),
+        );
     },
     async dueAccounts(executor, realNow) {
       return accountsWhere(
