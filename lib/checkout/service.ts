@@ -8,6 +8,7 @@ import type { ServiceContext, Verb } from "@/lib/context";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import type { EventType } from "@/lib/events/catalogue";
 import { transitionScheduled } from "@/lib/clock/schedule";
+import { dueRowLock } from "@/lib/clock/due";
 import { emitEvent } from "@/lib/events/emit";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
 import { newId } from "@/lib/ids";
@@ -303,8 +304,8 @@ export async function expireCheckoutSession({ ctx, input }: Verb<{ id: string }>
 
 /**
  * Expires one session whose `expires_at` has passed on the account's clock (the clock calls it).
- * Locked with SKIP LOCKED: a session being completed right now is left alone (its completion
- * decides). Re-checked under the lock, so it runs at most once. Returns whether it expired it.
+ * Locked as the clock locks due rows (`dueRowLock`, skip locked): a session being completed right
+ * now is left alone (its completion decides). Re-checked under the lock, so it runs at most once. Returns whether it expired it.
  */
 export async function expireDueSession(ctx: ServiceContext, id: string): Promise<boolean> {
   return serializedWithCompletion(id, () =>
@@ -313,7 +314,7 @@ export async function expireDueSession(ctx: ServiceContext, id: string): Promise
         .select()
         .from(checkoutSessions)
         .where(and(live(ctx.accountId), eq(checkoutSessions.id, id)))
-        .for("update", { skipLocked: true });
+        .for("update", dueRowLock());
       if (!before || before.status !== "open" || before.expiresAt.getTime() > ctx.now().getTime()) return false;
       // It expired at its expiry time, however late the clock came round to it.
       await expireLocked(tx, ctx, before, before.expiresAt);

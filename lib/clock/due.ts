@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { and, asc, eq, exists, lte, min, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { Executor } from "@/db/client";
@@ -51,6 +52,28 @@ export function transitionConcurrency(): number {
   const { url, poolSize } = config().database;
   if (!url || ambientTransaction()) return 1;
   return Math.max(1, Math.min(TRANSITION_CONCURRENCY, poolSize - CONNECTIONS_LEFT_TO_REQUESTS));
+}
+
+// One storage per process even when Next.js bundles this module more than once (db/ambient.ts).
+const HELD_ROWS = Symbol.for("billing-service.clock.held-rows");
+const heldRows: AsyncLocalStorage<"wait"> = ((globalThis as typeof globalThis & { [HELD_ROWS]?: AsyncLocalStorage<"wait"> })[HELD_ROWS] ??=
+  new AsyncLocalStorage<"wait">());
+
+/**
+ * How a time-driven transition locks its due row. Normally `skip locked`: a row another
+ * transaction holds (a merchant's operation, another runner) is left alone, stays due and is taken
+ * by the next run, so a sweep never queues behind a request. Inside `waitingForHeldRows` (the test
+ * clock's last try at an instant where everything due was skipped) it waits for the holder to
+ * finish instead, then re-checks the row as always: that tells a row that was only held from one
+ * that stays due after running (lib/clock/service.ts).
+ */
+export function dueRowLock(): { skipLocked: true } | { skipLocked?: undefined } {
+  return heldRows.getStore() === "wait" ? {} : { skipLocked: true };
+}
+
+/** Runs `work` with the due rows' locks waiting for their holders (`dueRowLock`). */
+export function waitingForHeldRows<T>(work: () => Promise<T>): Promise<T> {
+  return heldRows.run("wait", work);
 }
 
 /** A due item and its lane (items of one lane never run at once); a bare id runs in the account's one lane. */

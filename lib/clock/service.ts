@@ -6,6 +6,7 @@ import { forgetCachedTokens } from "@/lib/auth/tokens";
 import { notFound, ServiceError, validationFailed } from "@/lib/errors";
 import { one } from "@/lib/rows";
 import { BACKGROUND_WAIT_MS, backgroundWorkSettled } from "./background-work";
+import { waitingForHeldRows } from "./due";
 import { timeTransitions } from "./registry";
 import { transitionScheduledAt } from "./schedule";
 import type { TestClockObject } from "./schema";
@@ -54,8 +55,8 @@ function advancing(): Set<string> {
  * Runs `work` after every earlier run of the same account in this process has finished. The
  * ticker, an Inngest wake-up and a test clock advance may reach one account at once; rows are
  * locked `skip locked`, so without this a runner could skip an item another one is still running,
- * and an advance would wrongly see it stay due. (Across processes the row locks still keep every
- * transition single; only the advance's stall check can then report a spurious 409.)
+ * and an advance would see it stay due until its waiting pass (advanceTo). (Across processes the
+ * row locks keep every transition single, and the advance's waiting pass waits for the other runner.)
  */
 async function serially<T>(accountId: string, work: () => Promise<T>): Promise<T> {
   const store = globalThis as GlobalWithRuns;
@@ -154,19 +155,27 @@ async function advanceTo(ctx: ServiceContext, to: Date): Promise<ClockState> {
   let transitionsRun = 0;
   let lastDue: Date | null = null;
   let stalled = false;
+  let waitedForHeldRows = false;
   for (;;) {
     const due = await nextDueInstant(account.id);
     if (!due || due.getTime() > to.getTime()) break;
-    if (stalled && lastDue && due.getTime() <= lastDue.getTime()) {
+    const again: boolean = stalled && lastDue !== null && due.getTime() <= lastDue.getTime();
+    // Nothing ran and the same instant is still due: either another transaction holds what is due
+    // (a merchant's cancellation of the subscription being renewed; the runners skip held rows) or
+    // a transition stays due after running. One more pass whose locks wait for their holders tells
+    // the two apart: the first then runs (or finds its item no longer due), the second is a bug.
+    if (again && waitedForHeldRows) {
       throw new ServiceError("conflict", `The clock stopped at ${due.toISOString()}: a transition stays due after running.`);
     }
+    waitedForHeldRows = again;
     // Stop the clock at the due instant (never move it backwards), and run what is due there with
     // the time held at that instant, so everything it does is stamped exactly then (a renewal at
     // the period end, a retry at its scheduled time), as if it had run on time in real time.
     const accountNow = Date.now() + account.clockOffsetMs;
     const stopAt = new Date(Math.max(due.getTime(), accountNow));
     account = await setOffset(account.id, Math.max(account.clockOffsetMs, stopAt.getTime() - Date.now()));
-    const ran = await runDueTransitions({ ...systemContext(account, ctx.correlationId), now: () => new Date(stopAt) });
+    const stopContext = { ...systemContext(account, ctx.correlationId), now: () => new Date(stopAt) };
+    const ran: number = await (again ? waitingForHeldRows(() => runDueTransitions(stopContext)) : runDueTransitions(stopContext));
     // What the stop started and did not wait for (a renewal's charge) ends before the clock moves on.
     await settleBackgroundWork(account.id);
     transitionsRun += ran;

@@ -1,6 +1,6 @@
 import { and, eq, isNotNull, isNull, lte } from "drizzle-orm";
 import { invoices } from "@/db/schema";
-import { columnTransition } from "@/lib/clock/due";
+import { columnTransition, dueRowLock } from "@/lib/clock/due";
 import type { ServiceContext } from "@/lib/context";
 import { withChangeTransaction } from "@/lib/events/transaction";
 import { one } from "@/lib/rows";
@@ -17,12 +17,12 @@ const overdueDue = (now: Date) => and(pending, lte(invoices.dueDate, now));
 async function markOverdue(ctx: ServiceContext, id: string): Promise<boolean> {
   return withChangeTransaction(async (tx) => {
     const now = ctx.now();
-    // Skip locked, not the merchant verbs' NOWAIT: another runner or an operation holds it; take it next run.
+    // Skip locked (dueRowLock), not the merchant verbs' NOWAIT: another runner or an operation holds it; take it next run.
     const [invoice] = await tx
       .select()
       .from(invoices)
       .where(and(eq(invoices.id, id), overdueDue(now)))
-      .for("update", { skipLocked: true });
+      .for("update", dueRowLock());
     if (!invoice) return false;
     const before = await loadInvoice(tx, invoice);
     const updated = one(await tx.update(invoices).set({ overdueAt: now, updated: now }).where(eq(invoices.id, id)).returning());

@@ -1,6 +1,6 @@
 import { and, eq, isNotNull, lte } from "drizzle-orm";
 import { customers, invoices, subscriptions } from "@/db/schema";
-import { columnTransition } from "@/lib/clock/due";
+import { columnTransition, dueRowLock } from "@/lib/clock/due";
 import type { ServiceContext } from "@/lib/context";
 import { emit, loadInvoice, lockInvoice } from "@/lib/invoices/core";
 import type { InvoiceRow } from "@/lib/invoices/serialize";
@@ -137,7 +137,7 @@ async function retryPayment(ctx: ServiceContext, invoiceId: string): Promise<boo
       .select()
       .from(invoices)
       .where(and(eq(invoices.accountId, ctx.accountId), eq(invoices.id, invoiceId), retryDue(now)))
-      .for("update", { skipLocked: true });
+      .for("update", dueRowLock());
     if (!invoice) return false;
     const [subscription] = invoice.subscriptionId
       ? await tx.select().from(subscriptions).where(eq(subscriptions.id, invoice.subscriptionId)).for("update")

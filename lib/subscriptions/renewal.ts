@@ -1,4 +1,5 @@
 import { eq } from "drizzle-orm";
+import { dueRowLock } from "@/lib/clock/due";
 import { customers, invoices, subscriptions } from "@/db/schema";
 import type { ServiceContext, Verb } from "@/lib/context";
 import { notFound, ServiceError } from "@/lib/errors";
@@ -28,24 +29,25 @@ export type Renewal = { subscription: SubscriptionWithItems; invoice: InvoiceWit
  * due: 409.
  */
 export async function renewSubscription({ ctx, input }: Verb<{ id: string; now: Date }>): Promise<Renewal> {
-  return (await renewOnePeriod(ctx, input.id, input.now, { skipLocked: false }))!;
+  return (await renewOnePeriod(ctx, input.id, input.now, { runner: false }))!;
 }
 
 /**
  * The renewal in one transaction, with the subscription locked: the draft (`invoice.created`, on
  * the id `invoice.upcoming` reserved), the period advance (`customer.subscription.updated`), the
  * finalization (`invoice.finalized`), and the automatic collection with its outcome. Everything
- * commits together, or nothing does and the renewal stays due. With `skipLocked` (the clock's
- * runners) a subscription another runner holds, or that is no longer due, answers null instead.
+ * commits together, or nothing does and the renewal stays due. As one of the clock's runners
+ * (`runner`), the lock is the due rows' (`dueRowLock`: one another transaction holds is skipped)
+ * and a subscription skipped, or no longer due, answers null instead.
  */
-export async function renewOnePeriod(ctx: ServiceContext, id: string, now: Date, options: { skipLocked: boolean }): Promise<Renewal | null> {
+export async function renewOnePeriod(ctx: ServiceContext, id: string, now: Date, options: { runner: boolean }): Promise<Renewal | null> {
   return withChangeTransaction(async (tx) => {
     const [locked] = await tx
       .select()
       .from(subscriptions)
       .where(ofAccount(ctx.accountId, id))
-      .for("update", options.skipLocked ? { skipLocked: true } : {});
-    if (options.skipLocked && (!locked || locked.status === "cancelled" || locked.currentPeriodEnd.getTime() > now.getTime())) return null;
+      .for("update", options.runner ? dueRowLock() : {});
+    if (options.runner && (!locked || locked.status === "cancelled" || locked.currentPeriodEnd.getTime() > now.getTime())) return null;
     if (!locked) throw notFound("subscription", id);
     assertStatus(locked, "renewed", LIVE);
     if (now.getTime() < locked.currentPeriodEnd.getTime()) {
@@ -54,7 +56,7 @@ export async function renewOnePeriod(ctx: ServiceContext, id: string, now: Date,
     // With metered items the period's invoice waits for the late events of the grace window.
     const dueAt = locked.currentPeriodEnd.getTime() + (await renewalGraceMs(tx, locked.id));
     if (now.getTime() < dueAt) {
-      if (options.skipLocked) return null;
+      if (options.runner) return null;
       throw new ServiceError("conflict", `Subscription '${locked.id}' is not due: its metered usage is billed at ${new Date(dueAt).toISOString()}.`);
     }
     const before = { subscription: locked, items: await itemsOf(tx, locked.id) };

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, isNotNull, isNull, lte, min, ne, not, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { accounts, customers, subscriptionItems, subscriptions } from "@/db/schema";
-import { accountNow, accountsWhere, DUE_BATCH, runEach } from "@/lib/clock/due";
+import { accountNow, accountsWhere, DUE_BATCH, dueRowLock, runEach } from "@/lib/clock/due";
 import type { TimeTransition } from "@/lib/clock/transitions";
 import type { ServiceContext } from "@/lib/context";
 import { emitEvent } from "@/lib/events/emit";
@@ -94,7 +94,7 @@ async function notifyTrialWillEnd(ctx: ServiceContext, id: string): Promise<bool
       .select()
       .from(subscriptions)
       .where(and(eq(subscriptions.id, id), trialWillEndDue(now)))
-      .for("update", { skipLocked: true });
+      .for("update", dueRowLock());
     if (!row) return false;
     await tx.update(subscriptions).set({ trialWillEndNotifiedAt: now }).where(eq(subscriptions.id, id));
     await emitEvent(tx, ctx, {
@@ -145,7 +145,7 @@ async function announceUpcoming(ctx: ServiceContext, id: string): Promise<boolea
       .select()
       .from(subscriptions)
       .where(and(eq(subscriptions.id, id), upcomingDue(now)))
-      .for("update", { skipLocked: true });
+      .for("update", dueRowLock());
     if (!row) return false;
     const invoiceId = newId("invoice");
     // The renewal as it would be finalized (the pending changes applied, usage so far, balance), on the id reserved.
@@ -184,5 +184,5 @@ export const renewals = subscriptionKind({
   live: renewable,
   earliest: min(renewalDueAt).mapWith(subscriptions.currentPeriodEnd) as SQL<Date | null>,
   // One period per call: a subscription several periods behind stays due, and the runner loops.
-  runOne: async (ctx, id) => (await renewOnePeriod(ctx, id, ctx.now(), { skipLocked: true })) !== null,
+  runOne: async (ctx, id) => (await renewOnePeriod(ctx, id, ctx.now(), { runner: true })) !== null,
 });
