@@ -305,7 +305,8 @@ export async function expireCheckoutSession({ ctx, input }: Verb<{ id: string }>
 /**
  * Expires one session whose `expires_at` has passed on the account's clock (the clock calls it).
  * Locked as the clock locks due rows (`dueRowLock`, skip locked): a session being completed right
- * now is left alone (its completion decides). Re-checked under the lock, so it runs at most once. Returns whether it expired it.
+ * now is left alone (its completion decides). Re-checked under the lock, so it runs at most once.
+ * Returns whether it expired it.
  */
 export async function expireDueSession(ctx: ServiceContext, id: string): Promise<boolean> {
   return serializedWithCompletion(id, () =>

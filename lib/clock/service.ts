@@ -155,7 +155,7 @@ async function advanceTo(ctx: ServiceContext, to: Date): Promise<ClockState> {
   let transitionsRun = 0;
   let lastDue: Date | null = null;
   let stalled = false;
-  let waitedForHeldRows = false;
+  let lastPassWaited = false;
   for (;;) {
     const due = await nextDueInstant(account.id);
     if (!due || due.getTime() > to.getTime()) break;
@@ -164,10 +164,10 @@ async function advanceTo(ctx: ServiceContext, to: Date): Promise<ClockState> {
     // (a merchant's cancellation of the subscription being renewed; the runners skip held rows) or
     // a transition stays due after running. One more pass whose locks wait for their holders tells
     // the two apart: the first then runs (or finds its item no longer due), the second is a bug.
-    if (again && waitedForHeldRows) {
+    if (again && lastPassWaited) {
       throw new ServiceError("conflict", `The clock stopped at ${due.toISOString()}: a transition stays due after running.`);
     }
-    waitedForHeldRows = again;
+    lastPassWaited = again;
     // Stop the clock at the due instant (never move it backwards), and run what is due there with
     // the time held at that instant, so everything it does is stamped exactly then (a renewal at
     // the period end, a retry at its scheduled time), as if it had run on time in real time.
@@ -175,7 +175,8 @@ async function advanceTo(ctx: ServiceContext, to: Date): Promise<ClockState> {
     const stopAt = new Date(Math.max(due.getTime(), accountNow));
     account = await setOffset(account.id, Math.max(account.clockOffsetMs, stopAt.getTime() - Date.now()));
     const stopContext = { ...systemContext(account, ctx.correlationId), now: () => new Date(stopAt) };
-    const ran: number = await (again ? waitingForHeldRows(() => runDueTransitions(stopContext)) : runDueTransitions(stopContext));
+    const runStop = () => runDueTransitions(stopContext);
+    const ran: number = await (again ? waitingForHeldRows(runStop) : runStop());
     // What the stop started and did not wait for (a renewal's charge) ends before the clock moves on.
     await settleBackgroundWork(account.id);
     transitionsRun += ran;

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
-import { dueRowLock } from "@/lib/clock/due";
 import { customers, invoices, subscriptions } from "@/db/schema";
+import { dueRowLock } from "@/lib/clock/due";
 import type { ServiceContext, Verb } from "@/lib/context";
 import { notFound, ServiceError } from "@/lib/errors";
 import { withChangeTransaction, type ChangeTransaction } from "@/lib/events/transaction";
