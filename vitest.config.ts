@@ -36,7 +36,7 @@ const LAST_GROUP = 1;
 const PROPERTY_WORKERS = 2;
 
 /** A project of plain Node tests (no server of its own to start), in `group` on `maxWorkers` workers, with 60 s hang bounds. */
-function nodeProject(name: string, files: { include: string[]; exclude?: string[] }, group: number, maxWorkers: number): TestProjectInlineConfiguration {
+function nodeProject(name: string, files: { include: string[]; exclude?: string[] }, group: number, maxWorkers: number, isolate = true): TestProjectInlineConfiguration {
   return {
     extends: true,
     test: {
@@ -44,6 +44,7 @@ function nodeProject(name: string, files: { include: string[]; exclude?: string[
       ...files,
       environment: "node",
       maxWorkers,
+      isolate,
       sequence: { groupOrder: group },
       globalSetup: ["tests/setup/process-guard.ts"],
       testTimeout: 60_000,
@@ -80,7 +81,10 @@ export default defineConfig({
     projects: [
       // 60 s, not vitest's 5 s default: a timeout here stops a hung test, it does not measure speed
       // (importing the whole router took 6.3 s at load 12, and failed "compiles from the real lists").
-      nodeProject("unit", { include: ["tests/unit/**/*.test.ts"], exclude: [...configDefaults.exclude, ...CONTRACT_FILES, ...LINT_PROBE_FILES] }, MAIN_GROUP, API_WORKERS),
+      // One module graph per worker, as the api project's (below): the unit files' own tests took
+      // about as long as loading lib/ into each file's new graph (docs/testing.md, "The test
+      // workers' CPU"). A file that stubs the environment lib/ reads puts it back and resets the graph.
+      nodeProject("unit", { include: ["tests/unit/**/*.test.ts"], exclude: [...configDefaults.exclude, ...CONTRACT_FILES, ...LINT_PROBE_FILES] }, MAIN_GROUP, API_WORKERS, false),
       nodeProject("contract", { include: CONTRACT_FILES }, MAIN_GROUP, API_WORKERS),
       nodeProject("lint-probes", { include: LINT_PROBE_FILES }, LAST_GROUP, PROPERTY_WORKERS),
       {

@@ -1,7 +1,7 @@
 import { connect, type Socket } from "node:net";
 import { connect as connectTls } from "node:tls";
 import { readFileSync } from "node:fs";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Receiver } from "../helpers/receiver";
 import { makeTestCertificate } from "../helpers/tls";
 
@@ -14,9 +14,13 @@ describe("the tests' HTTPS receiver", () => {
   let ca: Buffer;
   beforeAll(() => {
     const { certPath, keyPath } = makeTestCertificate();
-    process.env.TEST_TLS_CERT = certPath;
-    process.env.TEST_TLS_KEY = keyPath;
+    vi.stubEnv("TEST_TLS_CERT", certPath);
+    vi.stubEnv("TEST_TLS_KEY", keyPath);
     ca = readFileSync(certPath);
+  });
+  // The files after this one share the worker (vitest.config.ts, isolate: false).
+  afterAll(() => {
+    vi.unstubAllEnvs();
   });
 
   function ended(socket: Socket): Promise<void> {

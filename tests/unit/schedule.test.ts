@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { parseDelay, RETRY_SCHEDULE } from "@/lib/webhooks/schedule";
 
 /** schedule.ts with a fresh config(), which caches the environment on first call. */
@@ -10,6 +10,11 @@ async function freshSchedule(retryDelays: string) {
 
 afterEach(() => {
   vi.unstubAllEnvs();
+});
+// The graph freshSchedule loaded cached the stubbed environment (config()): the files after this one
+// in the worker (vitest.config.ts, isolate: false) get a fresh graph.
+afterAll(() => {
+  vi.resetModules();
 });
 
 describe("the retry schedule", () => {

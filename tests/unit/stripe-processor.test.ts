@@ -1,8 +1,7 @@
 import Stripe from "stripe";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stripeProcessor } from "@/lib/payments/processors/stripe";
-import { ProcessorRefusedError, ProcessorUnavailableError, type ChargeRequest, type PaymentProcessor, type ProcessorConnection } from "@/lib/payments/processors/types";
-import { startStripeStandIn, type StripeStandIn } from "../helpers/stripe-stand-in";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { ChargeRequest, PaymentProcessor, ProcessorConnection } from "@/lib/payments/processors/types";
+import { startStripeStandIn } from "../helpers/stripe-stand-in";
 
 /*
  * The Stripe processor (lib/payments/processors/stripe) through the real SDK over a real socket,
@@ -10,7 +9,15 @@ import { startStripeStandIn, type StripeStandIn } from "../helpers/stripe-stand-
  * the API are in tests/api/stripe-*.test.ts.
  */
 
-let standIn: StripeStandIn;
+// config() reads STRIPE_API_BASE once per module graph, and a unit worker's graph is shared by its
+// files (vitest.config.ts, isolate: false): so this file stubs it, then loads lib/ into a graph of
+// its own; at its end it unstubs and resets the graph for the files after it.
+const standIn = await startStripeStandIn();
+vi.stubEnv("STRIPE_API_BASE", standIn.url);
+vi.resetModules();
+const { stripeProcessor } = await import("@/lib/payments/processors/stripe");
+const { ProcessorRefusedError, ProcessorUnavailableError } = await import("@/lib/payments/processors/types");
+
 let connection: ProcessorConnection;
 let stripe: PaymentProcessor;
 let sequence = 0;
@@ -35,15 +42,14 @@ function charge(overrides: Partial<ChargeRequest>): ChargeRequest {
 }
 
 beforeAll(async () => {
-  standIn = await startStripeStandIn();
-  // Read by config() on the adapter's first request: this file's module graph is its own.
-  process.env.STRIPE_API_BASE = standIn.url;
   connection = await stripeProcessor.connect({ credentials: keys, livemode: false, webhookUrl: "http://127.0.0.1:9/api/processors/stripe/acct_test" });
   stripe = stripeProcessor.open(connection);
 });
 
 afterAll(async () => {
-  await standIn?.close();
+  await standIn.close();
+  vi.unstubAllEnvs();
+  vi.resetModules();
 });
 
 describe("connecting", () => {
