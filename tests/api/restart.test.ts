@@ -1,13 +1,9 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMigratedDatabase } from "../helpers/database";
+import { isolatedDatabase } from "../helpers/isolated-database";
 import { eventually, Receiver } from "../helpers/receiver";
-import { PROJECT_ROOT, startApp, type RunningApp } from "../helpers/server";
+import { startApp, type RunningApp } from "../helpers/server";
 import { api, apiRoot, type ApiPath } from "../helpers/api";
-
-const run = promisify(execFile);
 
 /**
  * Kill -9 the app with deliveries pending and mid-attempt, start it again on the same database:
@@ -15,13 +11,14 @@ const run = promisify(execFile);
  * Uses its own database and app so that no other driver can finish the work.
  */
 describe("restart safety of the embedded driver", () => {
-  let database: Awaited<ReturnType<typeof createMigratedDatabase>>;
+  let database: Awaited<ReturnType<typeof isolatedDatabase>>;
   let sql: postgres.Sql;
   let receiver: Receiver;
   let app: RunningApp | undefined;
 
   beforeAll(async () => {
-    database = await createMigratedDatabase("restart");
+    // A token of its own organization, made in-process (the seed script is tested in the embedded project).
+    database = await isolatedDatabase("restart");
     sql = postgres(database.url, { max: 2 });
     receiver = await Receiver.start();
   });
@@ -42,18 +39,13 @@ describe("restart safety of the embedded driver", () => {
   const APP_ENV = { WEBHOOK_TIMEOUT_MS: "5000" };
 
   it("resumes pending and interrupted deliveries after a crash, delivering each exactly once", async () => {
-    const { stdout } = await run("npm", ["run", "--silent", "seed", "--", "--json"], {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, DATABASE_URL: database.url },
-    });
-    const seed = JSON.parse(stdout) as { secret_token: string; account_id: string };
 
     app = await startApp({ DATABASE_URL: database.url, ...APP_ENV });
-    const client = api(seed.secret_token, apiRoot(app.baseUrl));
+    const client = api(database.token, apiRoot(app.baseUrl));
     const post = async (path: ApiPath<"post">, body: unknown) => (await client.post(path, body)).body;
 
     receiver.respond("hang");
-    const endpoint = await post(`/${seed.account_id}/webhook-endpoints`, { url: receiver.url, events: ["*"] });
+    const endpoint = await post(`/${database.accountId}/webhook-endpoints`, { url: receiver.url, events: ["*"] });
     receiver.useSecret(endpoint.secret);
     for (let i = 0; i < 5; i++) await post("/customers", { email: `before-${i}@example.com` });
     await receiver.waitFor(1);
@@ -85,7 +77,7 @@ describe("restart safety of the embedded driver", () => {
     const count = receiver.requests.length;
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(receiver.requests).toHaveLength(count);
-    // The seed script and two `next start` in the test's body: 15–20 s each at load 20, which the
+    // Two `next start` in the test's body: 15–20 s each at load 20, which the
     // 30 s default timed out. A hang bound, not a speed claim.
   }, 180_000);
 });
