@@ -1,6 +1,6 @@
 import path from "node:path";
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
-import { isLibSource } from "./tests/setup/coverage-scope";
+import { isLibSource } from "./tests/setup/coverage-scope.ts";
 
 const root = path.dirname(new URL(import.meta.url).pathname);
 
