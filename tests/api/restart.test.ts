@@ -39,7 +39,6 @@ describe("restart safety of the embedded driver", () => {
   const APP_ENV = { WEBHOOK_TIMEOUT_MS: "5000" };
 
   it("resumes pending and interrupted deliveries after a crash, delivering each exactly once", async () => {
-
     app = await startApp({ DATABASE_URL: database.url, ...APP_ENV });
     const client = api(database.token, apiRoot(app.baseUrl));
     const post = async (path: ApiPath<"post">, body: unknown) => (await client.post(path, body)).body;
