@@ -199,8 +199,10 @@ describe("aggregations, cancellation and summaries", () => {
     expect([await usage(max.id), await usage(last.id), await usage(users.id)]).toEqual([5, 3, 1]);
     expectProblem(await fresh.client.post("/usage-events/nope/cancel"), 404);
 
-    const hour = Math.floor(Date.now() / HOUR) * HOUR;
-    const day = Math.floor(Date.now() / (24 * HOUR)) * 24 * HOUR;
+    // The buckets of the kept event's own time (t0), not of now: a run a minute past midnight or an
+    // hour's turn has t0 in the bucket before now's.
+    const hour = Math.floor((t0 * 1000) / HOUR) * HOUR;
+    const day = Math.floor((t0 * 1000) / (24 * HOUR)) * 24 * HOUR;
     const q = (group: string, from: number, to: number): `/meters/${string}/summaries?${string}` =>
       `/meters/${max.id}/summaries?customer=${cus}&group_by=${group}&start=${new Date(from).toISOString()}&end=${new Date(to).toISOString()}`;
     const byDay = (await fresh.client.get(q("day", day - 24 * HOUR, day + 24 * HOUR))).body;
