@@ -36,7 +36,13 @@ const LAST_GROUP = 1;
 const PROPERTY_WORKERS = 2;
 
 /** A project of plain Node tests (no server of its own to start), in `group` on `maxWorkers` workers, with 60 s hang bounds. */
-function nodeProject(name: string, files: { include: string[]; exclude?: string[] }, group: number, maxWorkers: number, isolate = true): TestProjectInlineConfiguration {
+function nodeProject(
+  name: string,
+  files: { include: string[]; exclude?: string[] },
+  group: number,
+  maxWorkers: number,
+  { isolate = true }: { isolate?: boolean } = {},
+): TestProjectInlineConfiguration {
   return {
     extends: true,
     test: {
@@ -84,7 +90,7 @@ export default defineConfig({
       // One module graph per worker, as the api project's (below): the unit files' own tests took
       // about as long as loading lib/ into each file's new graph (docs/testing.md, "The test
       // workers' CPU"). A file that stubs the environment lib/ reads puts it back and resets the graph.
-      nodeProject("unit", { include: ["tests/unit/**/*.test.ts"], exclude: [...configDefaults.exclude, ...CONTRACT_FILES, ...LINT_PROBE_FILES] }, MAIN_GROUP, API_WORKERS, false),
+      nodeProject("unit", { include: ["tests/unit/**/*.test.ts"], exclude: [...configDefaults.exclude, ...CONTRACT_FILES, ...LINT_PROBE_FILES] }, MAIN_GROUP, API_WORKERS, { isolate: false }),
       nodeProject("contract", { include: CONTRACT_FILES }, MAIN_GROUP, API_WORKERS),
       nodeProject("lint-probes", { include: LINT_PROBE_FILES }, LAST_GROUP, PROPERTY_WORKERS),
       {
