@@ -16,7 +16,7 @@ async function eventsOf(m: Merchant, aggregateId: string): Promise<Json[]> {
 }
 
 async function subscribe(m: Merchant, types: string[]): Promise<string> {
-  const created = await m.client.post(`/${m.accountId}/webhook-endpoints`, { url: "https://example.com/h", events: types });
+  const created = await m.client.post(`/${m.accountId}/webhook-endpoints`, { url: "https://127.0.0.1:9/h", events: types });
   expect(created.status, created.text).toBe(201);
   return created.body.id;
 }

@@ -64,7 +64,7 @@ beforeAll(async () => {
   const spareToken = await ok(user.request("POST", `/${account}/api-tokens`, { body: { name: "spare", kind: "publishable" } }));
   await ok(user.request("POST", `/${account}/api-tokens/${spareToken.id}/roll`, { body: { overlap_seconds: 0 } }));
   await ok(user.request("POST", `/${account}/api-tokens/${spareToken.id}/revoke`));
-  const hook = await post("/webhook-endpoints", { url: "https://example.com/audit", events: ["customer.created"] });
+  const hook = await post("/webhook-endpoints", { url: "https://127.0.0.1:9/audit", events: ["customer.created"] });
   await post(`/webhook-endpoints/${hook.id}`, { description: "Audit" });
   await post(`/webhook-endpoints/${hook.id}`, { enabled: false });
   await post(`/webhook-endpoints/${hook.id}`, { enabled: true });

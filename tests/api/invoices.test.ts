@@ -27,7 +27,7 @@ const receivers: Receiver[] = [];
 beforeAll(async () => {
   merchant = await newMerchant();
   const endpoint = await merchant.client.post(`/${merchant.accountId}/webhook-endpoints`, {
-    url: "https://example.com/invoices",
+    url: "https://127.0.0.1:9/invoices",
     events: INVOICE_EVENTS,
   });
   expect(endpoint.status, endpoint.text).toBe(201);

@@ -68,7 +68,7 @@ beforeAll(async () => {
   const product = await post("/products", { name: "Pro" });
   const price = await post("/prices", { product: product.id, currency: "usd", unit_amount_atom: 2000, type: "recurring", recurring: { interval: "month" } });
   const subscription = await post("/subscriptions", { customer: customer.id, items: [{ price: price.id }] });
-  const endpoint = await post("/webhook-endpoints", { url: "https://example.com/hook", events: ["*"] });
+  const endpoint = await post("/webhook-endpoints", { url: "https://127.0.0.1:9/hook", events: ["*"] });
   Object.assign(ids, { customer: customer.id, product: product.id, price: price.id, subscription: subscription.id, endpoint: endpoint.id });
   ctx = { accountId: account, livemode: false, actor: { type: "system", id: null }, correlationId: null, now: () => new Date() };
 });
@@ -190,7 +190,11 @@ describe("list query plans", () => {
     for (const [q, indexes] of shapes) {
       const plans = await plansOf(() => listCustomers({ ctx, input: { ...page(), q } }), { bitmap: true });
       for (const { query, plan } of plans) {
-        expect(plan, `${query}\n${plan}`).not.toMatch(/Seq Scan|customers_account_created_idx/);
+        // Never a walk of the whole list: no sequential scan, and no scan in the list's order (the
+        // account's created index). Its bitmap of the account's rows is one of the account's own
+        // indexes the shapes above allow: which of them the planner takes depends on their sizes,
+        // which the other files' rows in this shared database change (2026-12-05: created_idx).
+        expect(plan, `${query}\n${plan}`).not.toMatch(/Seq Scan|Index (Only )?Scan using customers_account_created_idx/);
         expect(plan, `${query}\n${plan}`).toMatch(indexes);
       }
     }

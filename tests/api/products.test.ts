@@ -11,7 +11,7 @@ let endpointId: string;
 beforeAll(async () => {
   merchant = await newMerchant();
   const endpoint = await merchant.client.post(`/${merchant.accountId}/webhook-endpoints`, {
-    url: "https://example.com/h",
+    url: "https://127.0.0.1:9/h",
     events: PRODUCT_EVENTS,
   });
   expect(endpoint.status, endpoint.text).toBe(201);

@@ -128,7 +128,7 @@ describe("delivery fairness (embedded driver)", () => {
       const response = await merchant.client.post(base, { url: "https://example.com/h", events: ["*"], max_deliveries_per_second: bad });
       expectProblem(response, 422);
     }
-    const created = await merchant.client.post(base, { url: "https://example.com/h", events: ["*"], max_deliveries_per_second: 25 });
+    const created = await merchant.client.post(base, { url: "https://127.0.0.1:9/h", events: ["*"], max_deliveries_per_second: 25 });
     expect(created.body.max_deliveries_per_second).toBe(25);
     const cleared = await merchant.client.post(`${base}/${created.body.id}`, { max_deliveries_per_second: null });
     expect(cleared.body.max_deliveries_per_second).toBeNull();

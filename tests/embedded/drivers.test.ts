@@ -39,7 +39,7 @@ describe("with Inngest configured, only Inngest drives deliveries", () => {
     expect(introspection.status).toBe(200);
     expect(await introspection.json()).toMatchObject({ function_count: 5 });
 
-    await post(`/${accountId}/webhook-endpoints`, { url: "https://example.com/hooks", events: ["*"] });
+    await post(`/${accountId}/webhook-endpoints`, { url: "https://127.0.0.1:9/hooks", events: ["*"] });
     const customer = await post("/customers", { email: "inngest@example.com" });
     expect(customer.id).toMatch(/^cus_/);
     const [event] = (await client.get(`/${accountId}/events`)).body.items;
