@@ -154,8 +154,16 @@ beforeAll(async () => {
 
   // Alerts (docs/usage-billing.md, "Alerts"): the customer's usage alert crosses at its first
   // event (alert.triggered); its calendar month ends in the 40-day advance below (alert.resolved).
-  await post("/alerts", { type: "usage_threshold", meter: meter.id, customer: customer.id, threshold: 1 });
+  const alert = await post("/alerts", { type: "usage_threshold", meter: meter.id, customer: customer.id, threshold: 1 });
   await post("/usage-events", { identifier: "catalogue-alert-1", event_name: "api_request", customer: customer.id, payload: {} });
+  // The evaluator (the clock's ticker) runs within seconds, not in the request: wait for the trigger
+  // before the customer subscribes below. The subscription's period, which starts after this
+  // event, would otherwise be the one evaluated, with no usage in it (a loaded run, 2026-12-05).
+  await eventually(
+    () => ok(client.get(`/${account}/alert-triggers?alert=${alert.id}`)),
+    (page: Json) => page.items.length === 1,
+    60_000,
+  );
 
   // Payment methods (docs/payments.md): a sandbox method attached to the customer, another attached then detached.
   await post(`/customers/${customer.id}/payment-methods`, { processor_payment_method: "pm_sandbox_succeeds" });
