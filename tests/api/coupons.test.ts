@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { api, type Json } from "../helpers/api";
 import { newMerchant, type Merchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
-import { eventually } from "../helpers/receiver";
+import { eventually, refusedUrl } from "../helpers/receiver";
 
 let merchant: Merchant;
 beforeAll(async () => {
@@ -18,7 +18,7 @@ async function eventsOf(m: Merchant, aggregateId: string): Promise<Json[]> {
 
 /** A webhook endpoint subscribed to `types`; nothing needs to listen at its URL. */
 async function subscribe(m: Merchant, types: string[]): Promise<string> {
-  const created = await m.client.post(`/${m.accountId}/webhook-endpoints`, { url: "https://127.0.0.1:9/h", events: types });
+  const created = await m.client.post(`/${m.accountId}/webhook-endpoints`, { url: await refusedUrl(), events: types });
   expect(created.status, created.text).toBe(201);
   return created.body.id;
 }

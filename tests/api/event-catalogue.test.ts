@@ -9,7 +9,7 @@ import { callAction } from "../helpers/server-action";
 import { signedInUser } from "../helpers/session";
 import { authUrl, signInWithPassword } from "../helpers/sign-in";
 import { PASSWORD } from "../helpers/team";
-import { eventually } from "../helpers/receiver";
+import { eventually, refusedUrl } from "../helpers/receiver";
 import { PROJECT_ROOT } from "../helpers/server";
 import { sharedStripeStandIn } from "../helpers/shared-stripe-stand-in";
 
@@ -64,7 +64,7 @@ beforeAll(async () => {
   const spareToken = await ok(user.request("POST", `/${account}/api-tokens`, { body: { name: "spare", kind: "publishable" } }));
   await ok(user.request("POST", `/${account}/api-tokens/${spareToken.id}/roll`, { body: { overlap_seconds: 0 } }));
   await ok(user.request("POST", `/${account}/api-tokens/${spareToken.id}/revoke`));
-  const hook = await post("/webhook-endpoints", { url: "https://127.0.0.1:9/audit", events: ["customer.created"] });
+  const hook = await post("/webhook-endpoints", { url: await refusedUrl(), events: ["customer.created"] });
   await post(`/webhook-endpoints/${hook.id}`, { description: "Audit" });
   await post(`/webhook-endpoints/${hook.id}`, { enabled: false });
   await post(`/webhook-endpoints/${hook.id}`, { enabled: true });

@@ -5,6 +5,7 @@ import { getDb } from "@/db/client";
 import { EVENT_TYPES } from "@/lib/events/catalogue";
 import { newMerchant, type Merchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
+import { refusedUrl } from "../helpers/receiver";
 
 let merchant: Merchant;
 let alice: { id: string };
@@ -175,7 +176,7 @@ describe("fan-out", () => {
   it("records one delivery per subscribed endpoint, beyond the delivery ids emitEvent makes ahead", async () => {
     const fresh = await newMerchant();
     const endpoint = async (events: string[]) =>
-      (await fresh.client.post(`/${fresh.accountId}/webhook-endpoints`, { url: "https://127.0.0.1:9/fanout", events })).body.id as string;
+      (await fresh.client.post(`/${fresh.accountId}/webhook-endpoints`, { url: await refusedUrl(), events })).body.id as string;
     const subscribed: string[] = [];
     for (let i = 0; i < 6; i++) subscribed.push(await endpoint(["customer.created"]));
     for (let i = 0; i < 5; i++) subscribed.push(await endpoint(["*"]));

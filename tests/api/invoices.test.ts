@@ -5,7 +5,7 @@ import type { Json, Query } from "../helpers/api";
 type InvoiceAction = "finalize" | "pay" | "void" | "mark-uncollectible" | "lines";
 import { newMerchant, type Merchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
-import { eventually, type Receiver } from "../helpers/receiver";
+import { eventually, type Receiver, refusedUrl } from "../helpers/receiver";
 import { receiverEndpoint } from "../helpers/webhooks";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -27,7 +27,7 @@ const receivers: Receiver[] = [];
 beforeAll(async () => {
   merchant = await newMerchant();
   const endpoint = await merchant.client.post(`/${merchant.accountId}/webhook-endpoints`, {
-    url: "https://127.0.0.1:9/invoices",
+    url: await refusedUrl(),
     events: INVOICE_EVENTS,
   });
   expect(endpoint.status, endpoint.text).toBe(201);

@@ -26,6 +26,7 @@ import { listEndpointDeliveries } from "@/lib/webhooks/deliveries";
 import { listWebhookEndpoints } from "@/lib/webhooks/endpoints";
 import { api, type AccountPath } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
+import { refusedUrl } from "../helpers/receiver";
 
 /*
  * Every list query's plan uses an index that yields its order: no sequential scan, no sort.
@@ -68,7 +69,7 @@ beforeAll(async () => {
   const product = await post("/products", { name: "Pro" });
   const price = await post("/prices", { product: product.id, currency: "usd", unit_amount_atom: 2000, type: "recurring", recurring: { interval: "month" } });
   const subscription = await post("/subscriptions", { customer: customer.id, items: [{ price: price.id }] });
-  const endpoint = await post("/webhook-endpoints", { url: "https://127.0.0.1:9/hook", events: ["*"] });
+  const endpoint = await post("/webhook-endpoints", { url: await refusedUrl(), events: ["*"] });
   Object.assign(ids, { customer: customer.id, product: product.id, price: price.id, subscription: subscription.id, endpoint: endpoint.id });
   ctx = { accountId: account, livemode: false, actor: { type: "system", id: null }, correlationId: null, now: () => new Date() };
 });

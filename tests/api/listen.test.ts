@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { apiBaseUrl, type Json, apiRoot } from "../helpers/api";
 import { newMerchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
-import { eventually } from "../helpers/receiver";
+import { eventually, refusedUrl } from "../helpers/receiver";
 
 type Received = { headers: IncomingHttpHeaders; raw: string; body: Json };
 
@@ -254,7 +254,7 @@ describe("npm run listen", () => {
     expect((await merchant.client.get(`/${merchant.accountId}/events/${event.id}/deliveries`)).body).toEqual([]);
 
     // The same sample as the dashboard's "Send test event" picker (POST …/webhook-endpoints/{id}/test).
-    const endpoint = (await merchant.client.post(`/${merchant.accountId}/webhook-endpoints`, { url: "https://127.0.0.1:9/hook", events: ["invoice.paid"] })).body;
+    const endpoint = (await merchant.client.post(`/${merchant.accountId}/webhook-endpoints`, { url: await refusedUrl(), events: ["invoice.paid"] })).body;
     const delivery = (await merchant.client.post(`/${merchant.accountId}/webhook-endpoints/${endpoint.id}/test`, { type: "invoice.paid" })).body;
     const picked = (await merchant.client.get(`/${merchant.accountId}/events/${delivery.event_id}`)).body;
     // Each sample is an object of its own: equal but for its id, wherever it appears.

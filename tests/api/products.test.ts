@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { api, type Json } from "../helpers/api";
 import { newMerchant, type Merchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
+import { refusedUrl } from "../helpers/receiver";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const PRODUCT_EVENTS = ["product.created", "product.updated", "product.deleted"];
@@ -11,7 +12,7 @@ let endpointId: string;
 beforeAll(async () => {
   merchant = await newMerchant();
   const endpoint = await merchant.client.post(`/${merchant.accountId}/webhook-endpoints`, {
-    url: "https://127.0.0.1:9/h",
+    url: await refusedUrl(),
     events: PRODUCT_EVENTS,
   });
   expect(endpoint.status, endpoint.text).toBe(201);

@@ -8,7 +8,7 @@ import { issueToken } from "@/lib/auth/tokens";
 import { organizationAccounts } from "@/lib/auth/users";
 import { signUp } from "@/lib/teams/users";
 import { api, apiRoot, type ApiResponse } from "../helpers/api";
-import { eventually } from "../helpers/receiver";
+import { eventually, refusedUrl } from "../helpers/receiver";
 import { startApp, type RunningApp } from "../helpers/server";
 import { callAction } from "../helpers/server-action";
 import { memberSession, PASSWORD, uniqueEmail } from "../helpers/team";
@@ -60,7 +60,7 @@ describe("secrets never reach storage or the log", () => {
     const session = await memberSession(app.baseUrl, ownerEmail, accountId);
 
     // Real secrets of every kind the service hands out.
-    const endpoint = await client.post(`/${accountId}/webhook-endpoints`, { url: "https://127.0.0.1:9/planted", events: ["*"] });
+    const endpoint = await client.post(`/${accountId}/webhook-endpoints`, { url: await refusedUrl(), events: ["*"] });
     expect(endpoint.status, endpoint.text).toBe(201);
     const whsec = endpoint.body.secret as string;
     expect(whsec).toMatch(/^whsec_/);
@@ -118,7 +118,7 @@ describe("secrets never reach storage or the log", () => {
       };
       await send(client.post(`/${accountId}/customers`, { email: `${kind.replace(/ /g, "-")}@example.com` }, { headers }));
       // An audit event (its metadata keeps the user agent).
-      await send(client.post(`/${accountId}/webhook-endpoints`, { url: "https://127.0.0.1:9/audit", events: ["*"] }, { headers: { "User-Agent": `planted /${inUrl}` } }));
+      await send(client.post(`/${accountId}/webhook-endpoints`, { url: await refusedUrl(), events: ["*"] }, { headers: { "User-Agent": `planted /${inUrl}` } }));
       // Bodies of a refused request: JSON (by value, and under field names) and not JSON.
       await send(client.offContract.post(`/${accountId}/customers`, { email: "not an email", name: `/${inUrl}`, note: inUrl, metadata: { password, card_number: card } }));
       await send(client.offContract.request("POST", `/${accountId}/customers`, { rawBody: `name=/${inUrl}&password=${password}`, headers: { "Content-Type": "application/json" } }));

@@ -14,6 +14,7 @@ import { signInWithPassword } from "../helpers/sign-in";
 import { memberSession, newTeam, PASSWORD, uniqueEmail } from "../helpers/team";
 import { expectProblem } from "../helpers/problem";
 import { api, apiRoot } from "../helpers/api";
+import { refusedUrl } from "../helpers/receiver";
 
 const RANK: Record<Role, number> = { viewer: 0, developer: 1, admin: 2, owner: 3 };
 /** What the docs promise developers beyond reading (docs/teams.md): written out here, so a drift fails. */
@@ -134,7 +135,7 @@ describe("invitations", () => {
     expect(joined).toMatchObject({ organizationId: team.organizationId, role: "developer" });
 
     const invitee = await memberSession(team.base, email, team.live.id);
-    expect((await invitee.request("POST", `/${team.live.id}/webhook-endpoints`, { url: "https://127.0.0.1:9/hook", events: ["*"] })).status).toBe(201);
+    expect((await invitee.request("POST", `/${team.live.id}/webhook-endpoints`, { url: await refusedUrl(), events: ["*"] })).status).toBe(201);
     expect((await invitee.request("POST", `/${team.live.id}/customers`, { email: "c@example.com" })).status).toBe(403);
 
     expect(await accept(team.base, created.path!, "Someone else")).toMatchObject({ ok: false, message: /does not work/ });

@@ -4,6 +4,7 @@ import { getDb } from "@/db/client";
 import { webhookEndpoints } from "@/db/schema";
 import { newMerchant, type Merchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
+import { refusedUrl } from "../helpers/receiver";
 
 let merchant: Merchant;
 const path = () => `/${merchant.accountId}/webhook-endpoints` as const;
@@ -74,27 +75,28 @@ describe("webhook endpoint management", () => {
   }
 
   it("accepts the wildcard, which subscribes to every type", async () => {
-    const created = await merchant.client.post(path(), { url: "https://127.0.0.1:9/all", events: ["*", "invoice.paid"] });
+    const created = await merchant.client.post(path(), { url: await refusedUrl(), events: ["*", "invoice.paid"] });
     expect(created.body.events).toEqual(["*"]);
   });
 
   it("lists, updates, rotates and deletes", async () => {
     const fresh = await newMerchant();
     const base = `/${fresh.accountId}/webhook-endpoints` as const;
-    const a = (await fresh.client.post(base, { url: "https://127.0.0.1:9/a", events: ["*"] })).body;
-    const b = (await fresh.client.post(base, { url: "https://127.0.0.1:9/b", events: ["customer.created"] })).body;
+    const a = (await fresh.client.post(base, { url: await refusedUrl(), events: ["*"] })).body;
+    const b = (await fresh.client.post(base, { url: await refusedUrl(), events: ["customer.created"] })).body;
 
     const list = await fresh.client.get(`${base}?limit=1`);
     expect(list.body).toMatchObject({ total: 2, has_more: true });
     expect(list.body.items.map((e: { id: string }) => e.id)).toEqual([b.id]);
 
+    const moved = await refusedUrl();
     const updated = await fresh.client.post(`${base}/${a.id}`, {
-      url: "https://127.0.0.1:9/a2",
+      url: moved,
       events: ["invoice.paid"],
       description: null,
       enabled: false,
     });
-    expect(updated.body).toMatchObject({ url: "https://127.0.0.1:9/a2", events: ["invoice.paid"], enabled: false });
+    expect(updated.body).toMatchObject({ url: moved, events: ["invoice.paid"], enabled: false });
     expectProblem(await fresh.client.post(`${base}/${a.id}`, { url: "http://insecure.example.com" }), 422, /HTTPS/);
 
     const rotated = await fresh.client.post(`${base}/${a.id}/rotate-secret`);
@@ -127,7 +129,7 @@ describe("webhook endpoint management", () => {
 
   it("hides another account's endpoints behind 404", async () => {
     const other = await newMerchant();
-    const theirs = (await other.client.post(`/${other.accountId}/webhook-endpoints`, { url: "https://127.0.0.1:9/x", events: ["*"] })).body;
+    const theirs = (await other.client.post(`/${other.accountId}/webhook-endpoints`, { url: await refusedUrl(), events: ["*"] })).body;
     for (const suffix of ["", "/deliveries"]) {
       expectProblem(await merchant.client.get(`${path()}/${theirs.id}${suffix}`), 404);
     }

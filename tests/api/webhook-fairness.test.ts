@@ -4,7 +4,7 @@ import { getDb } from "@/db/client";
 import { rowsOf } from "@/lib/rows";
 import { newMerchant, type Merchant } from "../helpers/merchant";
 import { expectProblem } from "../helpers/problem";
-import { eventually, type Receiver } from "../helpers/receiver";
+import { eventually, type Receiver, refusedUrl } from "../helpers/receiver";
 import { receiverEndpoint } from "../helpers/webhooks";
 
 // The app runs with a 1.5 s attempt deadline and 300 ms retries (tests/setup/api-server.ts), and
@@ -128,7 +128,7 @@ describe("delivery fairness (embedded driver)", () => {
       const response = await merchant.client.post(base, { url: "https://example.com/h", events: ["*"], max_deliveries_per_second: bad });
       expectProblem(response, 422);
     }
-    const created = await merchant.client.post(base, { url: "https://127.0.0.1:9/h", events: ["*"], max_deliveries_per_second: 25 });
+    const created = await merchant.client.post(base, { url: await refusedUrl(), events: ["*"], max_deliveries_per_second: 25 });
     expect(created.body.max_deliveries_per_second).toBe(25);
     const cleared = await merchant.client.post(`${base}/${created.body.id}`, { max_deliveries_per_second: null });
     expect(cleared.body.max_deliveries_per_second).toBeNull();

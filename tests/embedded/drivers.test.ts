@@ -9,6 +9,7 @@ import { apiRoot, createApiClient, type ApiPath } from "../helpers/api-client";
 import { createFreshDatabase } from "../helpers/database";
 import { checkPgliteEvents } from "../helpers/event-check";
 import { PROJECT_ROOT, startApp, type RunningApp } from "../helpers/server";
+import { refusedUrl } from "../helpers/receiver";
 
 const run = promisify(execFile);
 
@@ -39,7 +40,7 @@ describe("with Inngest configured, only Inngest drives deliveries", () => {
     expect(introspection.status).toBe(200);
     expect(await introspection.json()).toMatchObject({ function_count: 5 });
 
-    await post(`/${accountId}/webhook-endpoints`, { url: "https://127.0.0.1:9/hooks", events: ["*"] });
+    await post(`/${accountId}/webhook-endpoints`, { url: await refusedUrl(), events: ["*"] });
     const customer = await post("/customers", { email: "inngest@example.com" });
     expect(customer.id).toMatch(/^cus_/);
     const [event] = (await client.get(`/${accountId}/events`)).body.items;
