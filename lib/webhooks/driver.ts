@@ -5,7 +5,7 @@ import { classify, leaseMs, sendAttempt } from "./attempt";
 import { claimDue, failUndeliverable, type ClaimedDelivery, type ClaimResult } from "./claim";
 import { deliveryPool } from "./pool";
 import { emptyPass, type DuePass } from "./deliver-due";
-import { recordAttempts, type AttemptRecord } from "./record";
+import { recordAttempts, retryDueAt, type AttemptRecord } from "./record";
 import { realNow } from "@/lib/time";
 
 const POLL_INTERVAL_MS = 1_000;
@@ -65,8 +65,8 @@ export class DeliveryDriver {
   private finished: AttemptRecord[] = [];
   private flushing = false;
   private announcing = false;
-  private rateTimer: NodeJS.Timeout | null = null;
-  private rateTimerAt = 0;
+  private wakeTimer: NodeJS.Timeout | null = null;
+  private wakeTimerAt = 0;
   private lastClaimAt = 0;
 
   get running(): boolean {
@@ -83,6 +83,8 @@ export class DeliveryDriver {
 
   stop(): void {
     this.poller.stop();
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.wakeTimer = null;
   }
 
   /** Deliveries were committed here: wake this driver and, through NOTIFY, the other instances'. */
@@ -139,16 +141,22 @@ export class DeliveryDriver {
     if (claimed.length === room) this.poller.runAgain();
   }
 
-  /** Polls again when an endpoint's next rate slot opens (the poll timer is too coarse for rates). */
+  /**
+   * Polls again at `at` (the earliest asked for wins): when an endpoint's next rate slot opens, or
+   * a retry recorded here falls due. The poll timer is too coarse for both: a retry would wait for
+   * the next second's poll, and with delays shorter than a second (WEBHOOK_RETRY_DELAYS) each of
+   * the five would start on a poll rather than on its schedule.
+   */
   private wakeAt(at: Date): void {
     const delay = Math.max(0, at.getTime() - realNow().getTime());
-    if (this.rateTimer && this.rateTimerAt <= at.getTime()) return;
-    if (this.rateTimer) clearTimeout(this.rateTimer);
-    this.rateTimerAt = at.getTime();
-    this.rateTimer = setTimeout(() => {
-      this.rateTimer = null;
+    if (this.wakeTimer && this.wakeTimerAt <= at.getTime()) return;
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.wakeTimerAt = at.getTime();
+    // Unref'd: a retry due in a day must not hold a stopping process open.
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = null;
       this.wake();
-    }, delay);
+    }, delay).unref();
   }
 
   private finish(record: AttemptRecord): void {
@@ -167,6 +175,8 @@ export class DeliveryDriver {
       log().error({ err: safeError(error), attempts: batch.length }, "webhook driver could not record attempts");
     }
     this.inFlight -= batch.length;
+    const retries = batch.map(retryDueAt).filter((at) => at !== null);
+    if (retries.length > 0) this.wakeAt(new Date(Math.min(...retries.map((at) => at.getTime()))));
     if (this.finished.length > 0) {
       setImmediate(() => void this.flush());
     } else {

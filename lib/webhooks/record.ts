@@ -19,6 +19,11 @@ export type AttemptRecord = {
   at: Date;
 };
 
+/** When a failed attempt's retry is due (its delay after the attempt); null when none follows. */
+export function retryDueAt(record: AttemptRecord): Date | null {
+  return record.outcome.result === "retry" ? new Date(record.at.getTime() + record.outcome.delay.ms) : null;
+}
+
 /**
  * Writes finished attempts in one statement, however many there are (one round trip, atomic):
  * the delivery rows (fenced by the attempt number: an attempt whose lease was taken over records
@@ -48,7 +53,7 @@ export async function recordAttempts(db: Executor, records: AttemptRecord[]): Pr
       error: delivered ? null : outcome.error,
       response_excerpt: sent.excerpt,
       duration_ms: sent.durationMs,
-      next_retry_at: outcome.result === "retry" ? new Date(at.getTime() + outcome.delay.ms).toISOString() : null,
+      next_retry_at: retryDueAt(record)?.toISOString() ?? null,
       at: at.toISOString(),
     };
   });
