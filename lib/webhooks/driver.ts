@@ -175,8 +175,11 @@ export class DeliveryDriver {
       log().error({ err: safeError(error), attempts: batch.length }, "webhook driver could not record attempts");
     }
     this.inFlight -= batch.length;
-    const retries = batch.map(retryDueAt).filter((at) => at !== null);
-    if (retries.length > 0) this.wakeAt(new Date(Math.min(...retries.map((at) => at.getTime()))));
+    // wakeAt keeps the earliest: the batch's first retry due.
+    for (const record of batch) {
+      const due = retryDueAt(record);
+      if (due) this.wakeAt(due);
+    }
     if (this.finished.length > 0) {
       setImmediate(() => void this.flush());
     } else {
