@@ -37,11 +37,12 @@ export async function readTogether<T>(executor: Executor, reads: readonly ((tx: 
 
 export const MIGRATIONS_FOLDER = path.join(/*turbopackIgnore: true*/ process.cwd(), "db", "migrations");
 
-/** See docs/security.md ("No database"). Every wait on the database is bounded by one of these. */
 /** Each pool's application_name, seen in pg_stat_activity: an operator (or a test) tells the service's connections apart. */
 export const POOL_NAMES = { api: "billing-service api", webhooks: "billing-service webhooks", exports: "billing-service exports" } as const;
 
+/** See docs/security.md ("No database"). Every wait on the database is bounded by one of these. */
 export const DATABASE_TIMEOUTS = {
+  /** Unless the connection string sets `connect_timeout` (connectSecondsOf). */
   connectSeconds: 5,
   idleSeconds: 60,
   statementMs: 30_000,
@@ -54,6 +55,16 @@ export const DATABASE_TIMEOUTS = {
   /** Silent longer than any statement may run: that socket is dead, whatever the probe says. */
   hardMs: 35_000,
 };
+
+/**
+ * Seconds to open a connection to `url`: its `connect_timeout` (libpq's parameter, checked at
+ * start-up by lib/deploy.ts) or DATABASE_TIMEOUTS.connectSeconds. It bounds both halves of an
+ * opening, the watchdog's socket and postgres.js's startup exchange.
+ */
+export function connectSecondsOf(url: string): number {
+  const given = URL.canParse(url) ? new URL(url).searchParams.get("connect_timeout") : null;
+  return given === null ? DATABASE_TIMEOUTS.connectSeconds : Number(given);
+}
 
 type Handle = { kind: "postgres" | "embedded"; db: Database; close: () => Promise<void>; client?: postgres.Sql };
 
@@ -77,7 +88,7 @@ function watchdogFor(url: string, pooled: boolean): SocketWatchdog {
   let watchdog = watchdogs.get(key);
   if (!watchdog) {
     const t = DATABASE_TIMEOUTS;
-    const settings = { connectMs: t.connectSeconds * 1000, suspectMs: t.suspectMs, probeMs: t.probeMs, hardMs: t.hardMs };
+    const settings = { connectMs: connectSecondsOf(url) * 1000, suspectMs: t.suspectMs, probeMs: t.probeMs, hardMs: t.hardMs };
     watchdog = new SocketWatchdog(url, settings, !pooled);
     watchdogs.set(key, watchdog);
   }
@@ -103,7 +114,7 @@ export function postgresClient(
     // Fail fast when the database is away (the API answers 503, lib/api/unavailable.ts) and
     // recover by itself: seconds to connect, idle connections recycled, no statement or
     // abandoned transaction held for long.
-    connect_timeout: DATABASE_TIMEOUTS.connectSeconds,
+    connect_timeout: connectSecondsOf(url),
     idle_timeout: options.idleSeconds ?? DATABASE_TIMEOUTS.idleSeconds,
     max_lifetime: 30 * 60,
     keep_alive: 30,
@@ -247,7 +258,7 @@ export async function firstRowBytes(query: SQL): Promise<(Buffer | null)[] | und
       url: databaseUrl!,
       pooled: database.pooled,
       applicationName: POOL_NAMES.exports,
-      connectSeconds: t.connectSeconds,
+      connectSeconds: connectSecondsOf(databaseUrl!),
       idleSeconds: database.idleSeconds ?? t.idleSeconds,
       connection: database.pooled ? {} : { statement_timeout: t.statementMs, idle_in_transaction_session_timeout: t.idleInTransactionMs },
       batchWaitMs: t.hardMs,

@@ -47,11 +47,31 @@ export function looksPooled(url: URL): boolean {
   return url.hostname.endsWith(".pooler.supabase.com") && url.port === SUPABASE_TRANSACTION_PORT;
 }
 
+/** libpq's `connect_timeout` in a connection string: the seconds to open a connection (db/client.ts). */
+export const CONNECT_TIMEOUT_RANGE = { min: 2, max: 60 } as const;
+
+/**
+ * Refuses a `connect_timeout` the pools could not honour: not whole seconds, or outside 2–60 (libpq
+ * reads 0 as "wait for ever", and no wait of this service is unbounded: docs/security.md).
+ */
+function assertConnectTimeout(name: string, url: URL): void {
+  const given = url.searchParams.get("connect_timeout");
+  if (given === null) return;
+  const seconds = /^\d+$/.test(given) ? Number(given) : NaN;
+  if (!(seconds >= CONNECT_TIMEOUT_RANGE.min && seconds <= CONNECT_TIMEOUT_RANGE.max)) {
+    throw new Error(
+      `${name}: connect_timeout must be whole seconds from ${CONNECT_TIMEOUT_RANGE.min} to ${CONNECT_TIMEOUT_RANGE.max} (it was "${given}"); without it, 5.`,
+    );
+  }
+}
+
 export function databaseSettings(env: DatabaseEnv, serverless: boolean): DatabaseSettings {
   const poolSize = env.DATABASE_POOL_SIZE ?? (serverless ? SERVERLESS_POOL_SIZE : SERVER_POOL_SIZE);
   const idleSeconds = env.DATABASE_IDLE_SECONDS;
   if (!env.DATABASE_URL) return { url: undefined, pooled: false, directUrl: undefined, poolSize, idleSeconds };
   const parsed = new URL(env.DATABASE_URL);
+  assertConnectTimeout("DATABASE_URL", parsed);
+  if (env.DATABASE_URL_UNPOOLED) assertConnectTimeout("DATABASE_URL_UNPOOLED", new URL(env.DATABASE_URL_UNPOOLED));
   // An explicit setting wins over the URL's look (a pooler on a host of your own).
   const pooled = env.DATABASE_POOLED ? env.DATABASE_POOLED === "true" : looksPooled(parsed);
   parsed.searchParams.delete("pgbouncer");

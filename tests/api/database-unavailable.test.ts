@@ -54,8 +54,9 @@ describe("without its database", () => {
 describe("with its database blackholed", () => {
   // TLS if the server offers it: the app's sockets negotiate it themselves (db/watchdog.ts); the
   // test server declines, so this exercises the negotiation and the fall-back to plain. A small
-  // pool, so that concurrent requests also queue for a connection.
-  const suite = appBehindProxyForSuite({ sslmode: "prefer" }, { DATABASE_POOL_SIZE: "2" });
+  // pool, so that concurrent requests also queue for a connection. Connections that never answer
+  // are given up after the URL's connect_timeout: 2 s, not the default 5, for a shorter wait.
+  const suite = appBehindProxyForSuite({ sslmode: "prefer", connect_timeout: "2" }, { DATABASE_POOL_SIZE: "2" });
 
   it("answers 503 within seconds on silent sockets, and recovers without a restart", { timeout: 120_000 }, async () => {
     const { proxy, app, merchant } = suite;

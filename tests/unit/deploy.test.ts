@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DATABASE_TIMEOUTS, postgresClient } from "@/db/client";
 import { loadConfig } from "@/lib/config";
 import { databaseSettings, looksPooled, migrationUrl, SERVER_POOL_SIZE, SERVERLESS_POOL_SIZE } from "@/lib/deploy";
 
@@ -27,6 +28,27 @@ describe("pooled database URLs", () => {
     expect(migrationUrl(pooled)).toBe("postgres://u@h.x/app");
     expect(migrationUrl(databaseSettings({ DATABASE_URL: "postgres://u@h.x/app" }, false))).toBe("postgres://u@h.x/app");
     expect(migrationUrl(databaseSettings({}, false))).toBeUndefined();
+  });
+
+  it("opens connections within the URL's connect_timeout (libpq's parameter), 5 s without it, and refuses one it could not honour", async () => {
+    const pools = [
+      postgresClient("postgres://u@127.0.0.1:1/app?connect_timeout=3", { max: 1, pooled: false, applicationName: "deploy test" }),
+      postgresClient("postgres://u@127.0.0.1:1/app", { max: 1, pooled: false, applicationName: "deploy test" }),
+    ];
+    expect(pools.map((pool) => pool.options.connect_timeout)).toEqual([3, DATABASE_TIMEOUTS.connectSeconds]);
+    await Promise.all(pools.map((pool) => pool.end()));
+
+    for (const url of ["postgres://u@h/app?connect_timeout=2", "postgres://u@h/app?connect_timeout=60"]) {
+      expect(databaseSettings({ DATABASE_URL: url }, false).url).toBe(url);
+    }
+    for (const given of ["0", "1", "61", "2.5", "-3", "soon", ""]) {
+      expect(() => databaseSettings({ DATABASE_URL: `postgres://u@h/app?connect_timeout=${given}` }, false)).toThrow(
+        `DATABASE_URL: connect_timeout must be whole seconds from 2 to 60 (it was "${given}")`,
+      );
+    }
+    expect(() =>
+      databaseSettings({ DATABASE_URL: "postgres://u@h-pooler.x/app", DATABASE_URL_UNPOOLED: "postgres://u@h.x/app?connect_timeout=0" }, false),
+    ).toThrow(/DATABASE_URL_UNPOOLED: connect_timeout/);
   });
 
   it("lets DATABASE_POOLED override the URL's look, and sizes pools for serverless", () => {
