@@ -48,7 +48,7 @@ export function looksPooled(url: URL): boolean {
 }
 
 /** libpq's `connect_timeout` in a connection string: the seconds to open a connection (db/client.ts). */
-export const CONNECT_TIMEOUT_RANGE = { min: 2, max: 60 } as const;
+const CONNECT_TIMEOUT_RANGE = { min: 2, max: 60 } as const;
 
 /**
  * Refuses a `connect_timeout` the pools could not honour: not whole seconds, or outside 2–60 (libpq
@@ -60,7 +60,7 @@ function assertConnectTimeout(name: string, url: URL): void {
   const seconds = /^\d+$/.test(given) ? Number(given) : NaN;
   if (!(seconds >= CONNECT_TIMEOUT_RANGE.min && seconds <= CONNECT_TIMEOUT_RANGE.max)) {
     throw new Error(
-      `${name}: connect_timeout must be whole seconds from ${CONNECT_TIMEOUT_RANGE.min} to ${CONNECT_TIMEOUT_RANGE.max} (it was "${given}"); without it, 5.`,
+      `${name}: connect_timeout must be whole seconds from ${CONNECT_TIMEOUT_RANGE.min} to ${CONNECT_TIMEOUT_RANGE.max} (it was "${given}").`,
     );
   }
 }
