@@ -42,7 +42,7 @@ export const POOL_NAMES = { api: "billing-service api", webhooks: "billing-servi
 
 /** See docs/security.md ("No database"). Every wait on the database is bounded by one of these. */
 export const DATABASE_TIMEOUTS = {
-  /** Unless the connection string sets `connect_timeout` (connectSecondsOf). */
+  /** Unless DATABASE_URL sets `connect_timeout` (lib/deploy.ts, `connectSeconds`). */
   connectSeconds: 5,
   idleSeconds: 60,
   statementMs: 30_000,
@@ -55,16 +55,6 @@ export const DATABASE_TIMEOUTS = {
   /** Silent longer than any statement may run: that socket is dead, whatever the probe says. */
   hardMs: 35_000,
 };
-
-/**
- * Seconds to open a connection to `url`: its `connect_timeout` (libpq's parameter, checked at
- * start-up by lib/deploy.ts) or DATABASE_TIMEOUTS.connectSeconds. It bounds both halves of an
- * opening, the watchdog's socket and postgres.js's startup exchange.
- */
-export function connectSecondsOf(url: string): number {
-  const given = URL.canParse(url) ? new URL(url).searchParams.get("connect_timeout") : null;
-  return given === null ? DATABASE_TIMEOUTS.connectSeconds : Number(given);
-}
 
 type Handle = { kind: "postgres" | "embedded"; db: Database; close: () => Promise<void>; client?: postgres.Sql };
 
@@ -82,13 +72,13 @@ type GlobalWithWatchdogs = typeof globalThis & { [WATCHDOGS]?: Map<string, Socke
  * driver's, whose claims and LISTEN read all the time): every socket that reads is evidence that a
  * slow statement's server is busy rather than gone (db/watchdog.ts). On globalThis, as the handle.
  */
-function watchdogFor(url: string, pooled: boolean): SocketWatchdog {
+function watchdogFor(url: string, pooled: boolean, connectSeconds: number): SocketWatchdog {
   const watchdogs = ((globalThis as GlobalWithWatchdogs)[WATCHDOGS] ??= new Map());
   const key = `${pooled ? "pooled" : "direct"} ${url}`;
   let watchdog = watchdogs.get(key);
   if (!watchdog) {
     const t = DATABASE_TIMEOUTS;
-    const settings = { connectMs: connectSecondsOf(url) * 1000, suspectMs: t.suspectMs, probeMs: t.probeMs, hardMs: t.hardMs };
+    const settings = { connectMs: connectSeconds * 1000, suspectMs: t.suspectMs, probeMs: t.probeMs, hardMs: t.hardMs };
     watchdog = new SocketWatchdog(url, settings, !pooled);
     watchdogs.set(key, watchdog);
   }
@@ -101,10 +91,19 @@ function watchdogFor(url: string, pooled: boolean): SocketWatchdog {
  */
 export function postgresClient(
   url: string,
-  options: { max: number; pooled: boolean; applicationName: string; idleSeconds?: number; connection?: Record<string, string> },
+  options: {
+    max: number;
+    pooled: boolean;
+    applicationName: string;
+    idleSeconds?: number;
+    connectSeconds?: number;
+    connection?: Record<string, string>;
+  },
 ): postgres.Sql {
   const { max, pooled, applicationName } = options;
-  const watchdog = watchdogFor(url, pooled);
+  const connectSeconds = options.connectSeconds ?? DATABASE_TIMEOUTS.connectSeconds;
+  // The watchdog's socket and postgres.js's startup exchange: both halves of an opening.
+  const watchdog = watchdogFor(url, pooled, connectSeconds);
   const client = postgres(url, {
     max,
     onnotice: () => {},
@@ -114,7 +113,7 @@ export function postgresClient(
     // Fail fast when the database is away (the API answers 503, lib/api/unavailable.ts) and
     // recover by itself: seconds to connect, idle connections recycled, no statement or
     // abandoned transaction held for long.
-    connect_timeout: connectSecondsOf(url),
+    connect_timeout: connectSeconds,
     idle_timeout: options.idleSeconds ?? DATABASE_TIMEOUTS.idleSeconds,
     max_lifetime: 30 * 60,
     keep_alive: 30,
@@ -167,8 +166,8 @@ function fetchTypesOnce(options: ConnectingOptions): void {
 }
 
 async function openPostgres(url: string): Promise<Handle> {
-  const { poolSize, pooled, idleSeconds } = config().database;
-  const client = postgresClient(url, { max: poolSize, pooled, applicationName: POOL_NAMES.api, idleSeconds });
+  const { poolSize, pooled, idleSeconds, connectSeconds } = config().database;
+  const client = postgresClient(url, { max: poolSize, pooled, applicationName: POOL_NAMES.api, idleSeconds, connectSeconds });
   const db = drizzlePostgres(client) as unknown as Database;
   return { kind: "postgres", db, close: () => client.end({ timeout: 5 }), client };
 }
@@ -258,7 +257,7 @@ export async function firstRowBytes(query: SQL): Promise<(Buffer | null)[] | und
       url: databaseUrl!,
       pooled: database.pooled,
       applicationName: POOL_NAMES.exports,
-      connectSeconds: connectSecondsOf(databaseUrl!),
+      connectSeconds: database.connectSeconds ?? t.connectSeconds,
       idleSeconds: database.idleSeconds ?? t.idleSeconds,
       connection: database.pooled ? {} : { statement_timeout: t.statementMs, idle_in_transaction_session_timeout: t.idleInTransactionMs },
       batchWaitMs: t.hardMs,

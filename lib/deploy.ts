@@ -22,6 +22,8 @@ export type DatabaseSettings = {
   poolSize: number;
   /** Seconds a pooled connection may sit idle before it is closed; unset: db/client.ts's default. */
   idleSeconds: number | undefined;
+  /** Seconds to open a connection: DATABASE_URL's `connect_timeout`; unset: db/client.ts's default. */
+  connectSeconds: number | undefined;
 };
 
 type DatabaseEnv = {
@@ -51,32 +53,36 @@ export function looksPooled(url: URL): boolean {
 const CONNECT_TIMEOUT_RANGE = { min: 2, max: 60 } as const;
 
 /**
- * Refuses a `connect_timeout` the pools could not honour: not whole seconds, or outside 2–60 (libpq
- * reads 0 as "wait for ever", and no wait of this service is unbounded: docs/security.md).
+ * A URL's `connect_timeout` in seconds (undefined without one). Refuses one the pools could not
+ * honour: not whole seconds, or outside 2–60 (libpq reads 0 as "wait for ever", and no wait of
+ * this service is unbounded: docs/security.md).
  */
-function assertConnectTimeout(name: string, url: URL): void {
+function connectTimeoutOf(name: string, url: URL): number | undefined {
   const given = url.searchParams.get("connect_timeout");
-  if (given === null) return;
+  if (given === null) return undefined;
   const seconds = /^\d+$/.test(given) ? Number(given) : NaN;
   if (!(seconds >= CONNECT_TIMEOUT_RANGE.min && seconds <= CONNECT_TIMEOUT_RANGE.max)) {
     throw new Error(
       `${name}: connect_timeout must be whole seconds from ${CONNECT_TIMEOUT_RANGE.min} to ${CONNECT_TIMEOUT_RANGE.max} (it was "${given}").`,
     );
   }
+  return seconds;
 }
 
 export function databaseSettings(env: DatabaseEnv, serverless: boolean): DatabaseSettings {
   const poolSize = env.DATABASE_POOL_SIZE ?? (serverless ? SERVERLESS_POOL_SIZE : SERVER_POOL_SIZE);
   const idleSeconds = env.DATABASE_IDLE_SECONDS;
-  if (!env.DATABASE_URL) return { url: undefined, pooled: false, directUrl: undefined, poolSize, idleSeconds };
+  if (!env.DATABASE_URL) return { url: undefined, pooled: false, directUrl: undefined, poolSize, idleSeconds, connectSeconds: undefined };
   const parsed = new URL(env.DATABASE_URL);
-  assertConnectTimeout("DATABASE_URL", parsed);
-  if (env.DATABASE_URL_UNPOOLED) assertConnectTimeout("DATABASE_URL_UNPOOLED", new URL(env.DATABASE_URL_UNPOOLED));
+  const connectSeconds = connectTimeoutOf("DATABASE_URL", parsed);
+  // Only checked: migrations connect on it with postgres.js, which reads the parameter itself.
+  if (env.DATABASE_URL_UNPOOLED) connectTimeoutOf("DATABASE_URL_UNPOOLED", new URL(env.DATABASE_URL_UNPOOLED));
   // An explicit setting wins over the URL's look (a pooler on a host of your own).
   const pooled = env.DATABASE_POOLED ? env.DATABASE_POOLED === "true" : looksPooled(parsed);
   parsed.searchParams.delete("pgbouncer");
   const url = parsed.toString();
-  return { url, pooled, directUrl: env.DATABASE_URL_UNPOOLED ?? (pooled ? undefined : url), poolSize, idleSeconds };
+  const directUrl = env.DATABASE_URL_UNPOOLED ?? (pooled ? undefined : url);
+  return { url, pooled, directUrl, poolSize, idleSeconds, connectSeconds };
 }
 
 /**

@@ -38,6 +38,7 @@ async function open(): Promise<DeliveryPool> {
     pooled: database.pooled,
     applicationName: POOL_NAMES.webhooks,
     idleSeconds: database.idleSeconds,
+    connectSeconds: database.connectSeconds,
   });
   const db = drizzlePostgres(client) as unknown as Database;
   return {

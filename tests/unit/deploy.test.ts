@@ -31,10 +31,10 @@ describe("pooled database URLs", () => {
   });
 
   it("opens connections within the URL's connect_timeout (libpq's parameter), 5 s without it, and refuses one it could not honour", async () => {
-    const pools = [
-      postgresClient("postgres://u@127.0.0.1:1/app?connect_timeout=3", { max: 1, pooled: false, applicationName: "deploy test" }),
-      postgresClient("postgres://u@127.0.0.1:1/app", { max: 1, pooled: false, applicationName: "deploy test" }),
-    ];
+    const pools = ["postgres://u@127.0.0.1:1/app?connect_timeout=3", "postgres://u@127.0.0.1:1/app"].map((url) => {
+      const { connectSeconds } = databaseSettings({ DATABASE_URL: url }, false);
+      return postgresClient(url, { max: 1, pooled: false, applicationName: "deploy test", connectSeconds });
+    });
     expect(pools.map((pool) => pool.options.connect_timeout)).toEqual([3, DATABASE_TIMEOUTS.connectSeconds]);
     await Promise.all(pools.map((pool) => pool.end()));
 
