@@ -80,7 +80,7 @@ const CLOCK_SYNTAX = [
 export default defineConfig([
   ...nextVitals,
   ...nextTs,
-  globalIgnores([".next/**", "node_modules/**", ".data/**", "next-env.d.ts", "db/migrations/**", "test-results/**"]),
+  globalIgnores([".next/**", "node_modules/**", ".data/**", ".cache/**", "next-env.d.ts", "db/migrations/**", "test-results/**"]),
   {
     // The HTTP layer (routes, operation handlers) and the UI reach the database only through the domain services.
     files: ["app/**", "components/**", "lib/*/handlers.ts"],

@@ -5,9 +5,9 @@
  * install without dev dependencies) they are skipped with a line: they change speed, not results.
  *
  * Then it builds the embedded database's template (scripts/embedded-template.ts) so that the first
- * `npm run dev` skips initdb. That part never fails the install: without tsx, on Vercel (no
- * embedded database there) or on any error it says so and the app still starts, running initdb
- * itself as before.
+ * `npm run dev` skips initdb, run as the other scripts are (scripts/run.mjs). That part never fails
+ * the install: without esbuild (no dev dependencies), on Vercel (no embedded database there) or on
+ * any error it says so and the app still starts, running initdb itself as before.
  */
 import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
@@ -25,14 +25,13 @@ if (patchPackage) {
 }
 
 if (process.env.VERCEL) process.exit(0);
-let tsx;
 try {
-  tsx = require.resolve("tsx/cli");
+  require.resolve("esbuild");
 } catch {
-  console.log("Embedded database template skipped (tsx is not installed).");
+  console.log("Embedded database template skipped (esbuild is not installed).");
   process.exit(0);
 }
-const result = spawnSync(process.execPath, [tsx, "scripts/embedded-template.ts"], { stdio: "inherit" });
+const result = spawnSync(process.execPath, ["scripts/run.mjs", "scripts/embedded-template.ts"], { stdio: "inherit" });
 if (result.status !== 0) {
   console.log("Embedded database template not built; the first start runs initdb instead (slower, same result).");
 }

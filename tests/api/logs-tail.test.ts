@@ -16,8 +16,9 @@ afterEach(async () => {
 });
 
 function startTail(args: string[]) {
-  // `npm run logs` is `tsx scripts/logs.ts`; run in one process, so that ^C reaches it and its exit code is its own.
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "scripts/logs.ts", "--interval-ms", "200", ...args], {
+  // `npm run logs` is `node scripts/run.mjs scripts/logs.ts`, which runs the script in its own process: without npm in
+  // between, ^C reaches it and its exit code is its own.
+  const child: ChildProcess = spawn(process.execPath, ["scripts/run.mjs", "scripts/logs.ts", "--interval-ms", "200", ...args], {
     env: { ...process.env, FORCE_COLOR: "0" },
     detached: true,
   });

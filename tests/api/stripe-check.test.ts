@@ -23,9 +23,9 @@ afterAll(async () => {
 
 async function stripeCheck(secretKey: string, publishableKey: string): Promise<{ code: number; stdout: string; stderr: string }> {
   // Stripe's webhooks go nowhere during the check: a closed loopback port.
-  const args = ["tsx", "scripts/stripe-check.ts", "--secret-key", secretKey, "--publishable-key", publishableKey, "--webhook-url", "http://127.0.0.1:9/stripe-check"];
+  const args = ["scripts/run.mjs", "scripts/stripe-check.ts", "--secret-key", secretKey, "--publishable-key", publishableKey, "--webhook-url", "http://127.0.0.1:9/stripe-check"];
   try {
-    const { stdout, stderr } = await run("npx", args, { env: { ...process.env, STRIPE_API_BASE: standIn.url }, timeout: 120_000 });
+    const { stdout, stderr } = await run(process.execPath, args, { env: { ...process.env, STRIPE_API_BASE: standIn.url }, timeout: 120_000 });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };

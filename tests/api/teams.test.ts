@@ -253,7 +253,7 @@ describe("SIGNUP", () => {
 
 describe("npm run user:create", () => {
   const run = (args: string[]) =>
-    promisify(execFile)("npx", ["tsx", "scripts/user-create.ts", ...args], {
+    promisify(execFile)(process.execPath, ["scripts/run.mjs", "scripts/user-create.ts", ...args], {
       cwd: PROJECT_ROOT,
       env: { ...process.env, DATABASE_URL: inject("databaseUrl") },
     }).then(

@@ -22,12 +22,13 @@ const OTHER = "other processes of the run";
 
 /**
  * A short name for a process of the "other" kind, for its line under that kind: the program and
- * the first script or package binary it runs ("node tsx/dist/cli.mjs scripts/seed.ts" is "node
- * scripts/seed.ts"; "/usr/sbin/pgbouncer -q …" is "pgbouncer").
+ * the first script or package binary it runs ("node tsx/dist/cli.mjs scripts/seed.ts" and "node
+ * scripts/run.mjs scripts/seed.ts" are "node scripts/seed.ts"; "/usr/sbin/pgbouncer -q …" is
+ * "pgbouncer").
  */
 export function commandName(command: string): string {
   const [program = "", ...rest] = command.trim().split(/\s+/);
-  const script = rest.find((argument) => /\.(m|c)?[jt]s$/.test(argument) && !/node_modules\/(tsx|\.bin)\//.test(argument))
+  const script = rest.find((argument) => /\.(m|c)?[jt]s$/.test(argument) && !/node_modules\/(tsx|\.bin)\/|(^|\/)scripts\/run\.mjs$/.test(argument))
     ?? rest.find((argument) => /node_modules\/\.bin\/|node_modules\/[^/]+\/bin\//.test(argument));
   // A package's path from its name on; a file of ours by its folder and name.
   const short = (file: string) => (file.includes("node_modules/") ? file.replace(/^.*node_modules\//, "") : file.replace(/^.*\/(?=[^/]*\/[^/]*$)/, ""));
