@@ -44,6 +44,6 @@ switch (command) {
     console.log("Wrote openapi/baseline.json and emptied openapi/intended-breaking-changes.json");
     break;
   default:
-    console.error("usage: tsx scripts/openapi.ts write [file] | lint | breaking | baseline");
+    console.error("usage: node scripts/run.mjs scripts/openapi.ts write [file] | lint | breaking | baseline");
     process.exitCode = 2;
 }

@@ -1,20 +1,18 @@
 /**
  * `node scripts/run.mjs scripts/seed.ts [args…]`: runs a command-line script that loads lib/ (the
  * `npm run` commands seed, db:migrate, user:create, …) as one esbuild bundle, with the packages
- * left in node_modules, instead of through tsx. tsx compiles and resolves some 350 modules one by
- * one on every run: 2.7 s of CPU before `npm run seed` does any work, against 0.6 s for the bundle
- * (docs/testing.md, "The command-line scripts").
+ * left in node_modules, instead of through tsx, which compiles and resolves some 350 modules one
+ * by one on every run, in a second Node process (docs/testing.md, "The command-line scripts").
  *
  * The bundle is kept in node_modules/.cache/scripts/ with the hash of every file esbuild read to
  * make it (the bytes it compiled, captured as it read them, so an edit during a build cannot be
- * recorded as built), of this file and of esbuild's version. A run re-hashes those files (a few
- * milliseconds) and builds again when any differs, so the bundle is never older than the sources.
- * Each build writes a bundle of its own name, then the manifest naming it (a rename, the one
- * step that publishes a build): two runs that build at once each run a whole bundle of the sources
- * its manifest hashes. Bundles no manifest names are removed a minute after they are replaced.
- *
- * A script run this way must not locate files by `import.meta.url` (it would name the bundle):
- * those that do (import-graph, registries, sdk-generate, test-quick, test-coverage) stay on tsx.
+ * recorded as built), of tsconfig.json, package.json and package-lock.json, of this file and of
+ * esbuild's version. A run hashes those files again (a few milliseconds) and builds again when
+ * any differs, so the bundle is never older than the sources. Each build writes a bundle of its
+ * own name, then the manifest naming it (a rename, the one step that publishes a build): two runs
+ * that build at once each run a whole bundle of the sources its manifest hashes. Bundles no
+ * manifest names are removed a minute after they are replaced.
+ * A module's `import.meta.url`, `.filename` and `.dirname` name its own source file, as under tsx.
  */
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -85,6 +83,17 @@ function externalSpecifier(specifier, importer) {
   return `${name}/${path.relative(path.dirname(packageJson), file).split(path.sep).join("/")}`;
 }
 
+/**
+ * A module's `import.meta.url`, `.filename` and `.dirname`, which in a bundle would all name the
+ * bundle, written as its own source file's: a script finds the project from where it lives.
+ */
+function withOwnLocation(bytes, file) {
+  const source = bytes.toString("utf8");
+  if (!source.includes("import.meta.")) return bytes;
+  const location = { url: pathToFileURL(file).href, filename: file, dirname: path.dirname(file) };
+  return source.replace(/\bimport\.meta\.(url|filename|dirname)\b/g, (_, property) => JSON.stringify(location[property]));
+}
+
 /** Builds the bundle, publishes it and returns its file. */
 async function build() {
   const esbuild = await import("esbuild");
@@ -117,16 +126,20 @@ async function build() {
         name: "record-inputs",
         setup(pluginBuild) {
           pluginBuild.onLoad({ filter: /\.([cm]?[jt]sx?|json)$/ }, async (args) => {
-            const contents = await readFile(args.path);
-            inputs[path.relative(ROOT, args.path)] = sha1(contents);
-            return { contents, loader: LOADERS[path.extname(args.path)] ?? "js" };
+            const bytes = await readFile(args.path);
+            inputs[path.relative(ROOT, args.path)] = sha1(bytes);
+            return { contents: withOwnLocation(bytes, args.path), loader: LOADERS[path.extname(args.path)] ?? "js" };
           });
         },
       },
     ],
   });
-  // The paths the bundle's imports resolve against: tsconfig.json, and package.json's "type".
-  for (const file of ["tsconfig.json", "package.json"]) inputs[file] = sha1(readFileSync(path.join(ROOT, file)));
+  // What the bundle's imports were resolved by: tsconfig.json's paths, package.json, and the
+  // installed packages' versions (a deep import is written as the file it resolved to).
+  for (const file of ["tsconfig.json", "package.json", "package-lock.json"]) {
+    const bytes = readFileOrNull(path.join(ROOT, file));
+    if (bytes) inputs[file] = sha1(bytes);
+  }
   const temporary = `${bundleFile}.manifest`;
   writeFileSync(temporary, JSON.stringify({ builtBy: builder, bundle: path.basename(bundleFile), inputs }));
   renameSync(temporary, manifestFile);

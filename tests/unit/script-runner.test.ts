@@ -33,15 +33,16 @@ describe("node scripts/run.mjs", () => {
   it("runs the sources as they are at each run, with the script's arguments, its exit code and its errors' source lines", { timeout: 60_000 }, async () => {
     const entry = path.join(dir, "entry.ts");
     const helper = path.join(dir, "helper.ts");
-    writeFileSync(helper, `export const word: string = "first";\n`);
+    writeFileSync(helper, `export const word: string = "first";\nexport const where = import.meta.dirname;\n`);
     writeFileSync(
       entry,
       [
-        `import { word } from "./helper";`,
+        `import { word, where } from "./helper";`,
+        `import { fileURLToPath } from "node:url";`,
         `import { percentOff } from "@/lib/money";`, // tsconfig's paths, as lib/ is imported
         `import MailComposer from "nodemailer/lib/mail-composer";`, // a deep import Node's ESM resolver refuses
         `const fail = process.argv.includes("--fail");`,
-        `console.log(JSON.stringify({ word, args: process.argv.slice(2), script: process.argv[1], amount: typeof percentOff, composer: typeof MailComposer }));`,
+        `console.log(JSON.stringify({ word, where, self: fileURLToPath(import.meta.url), args: process.argv.slice(2), script: process.argv[1], amount: typeof percentOff, composer: typeof MailComposer }));`,
         `if (fail) throw new Error("failed on purpose");`,
         `process.exitCode = process.argv.includes("--three") ? 3 : 0;`,
       ].join("\n"),
@@ -49,9 +50,10 @@ describe("node scripts/run.mjs", () => {
 
     const first = await run(entry, ["--json", "x"]);
     expect(first.code).toBe(0);
-    expect(JSON.parse(first.stdout)).toEqual({ word: "first", args: ["--json", "x"], script: entry, amount: "function", composer: "function" });
+    // Each module's import.meta names its own source file, as under tsx: scripts find the project by it.
+    expect(JSON.parse(first.stdout)).toEqual({ word: "first", where: dir, self: entry, args: ["--json", "x"], script: entry, amount: "function", composer: "function" });
 
-    writeFileSync(helper, `export const word: string = "second";\n`);
+    writeFileSync(helper, `export const word: string = "second";\nexport const where = import.meta.dirname;\n`);
     expect(JSON.parse((await run(entry)).stdout).word).toBe("second");
     // Unchanged sources: the same bundle, and the same output.
     expect(JSON.parse((await run(entry)).stdout).word).toBe("second");
@@ -61,7 +63,7 @@ describe("node scripts/run.mjs", () => {
     expect(failed.code).toBe(1);
     // The stack names the source file and line, not the bundle's.
     expect(failed.stderr).toContain("failed on purpose");
-    expect(failed.stderr).toMatch(/entry\.ts:6/);
+    expect(failed.stderr).toMatch(/entry\.ts:7/);
   });
 
   it("refuses to run without a script, with its usage", async () => {
