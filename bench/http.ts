@@ -18,6 +18,8 @@ export function option(name: string, fallback: string): string {
 }
 
 export const log = (message: string) => console.log(`  ${message}`);
+/** The middle value of a benchmark's rounds (the upper middle of an even count). */
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 export const elapsed = (since: number) => `${((performance.now() - since) / 1000).toFixed(0)} s`;
 
 /** A seeded random source, so that two runs pick the same filter values and cursors. */

@@ -7,15 +7,15 @@
  * On a fresh migrated database, once each before the rounds (the seed's organization exists, the
  * runner's bundles are built), then `--rounds` times, the two ways alternated: `npm run seed --
  * --json`, `npm run db:migrate` (nothing to apply), `npm run user:create` without arguments (it
- * loads lib/ and prints its usage), the SDK's stale check and the import graph's check. Prints the median wall time and the median CPU of the script's
- * processes (this process's children's utime + stime, /proc/self/stat: tsx runs the script in a
- * child of its own, counted too). The tests run these scripts some 30 times a run
+ * loads lib/ and prints its usage), the SDK's stale check and the import graph's check. Prints
+ * the median wall time and the median CPU of the script's processes (this process's children's
+ * utime + stime, /proc/self/stat: tsx runs the script in a child of its own, counted too). The tests run these scripts some 30 times a run
  * (docs/testing.md, "The command-line scripts").
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
-import { benchDatabase, log, option } from "./http";
+import { benchDatabase, log, median, option } from "./http";
 
 const ROUNDS = Number(option("rounds", "6"));
 const CLOCK_TICKS_PER_SECOND = 100;
@@ -32,8 +32,6 @@ const WAYS = {
   "scripts/run.mjs": (file: string) => ["scripts/run.mjs", file],
 };
 type Way = keyof typeof WAYS;
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** The CPU seconds of this process's waited-for children (and theirs), from /proc/self/stat. */
 function childrenCpuSeconds(): number {

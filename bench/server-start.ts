@@ -13,11 +13,9 @@
 import "./limits";
 import { performance } from "node:perf_hooks";
 import { processCpuMs, startApp } from "@/tests/helpers/server";
-import { benchDatabase, benchEnvironment, log, option } from "./http";
+import { benchDatabase, benchEnvironment, log, median, option } from "./http";
 
 const ROUNDS = Number(option("rounds", "4"));
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function startOnce(env: Record<string, string | undefined>): Promise<{ wallMs: number; cpuS: number }> {
   const started = performance.now();

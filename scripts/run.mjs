@@ -12,6 +12,7 @@
  * own name, then the manifest naming it (a rename, the one step that publishes a build): two runs
  * that build at once each run a whole bundle of the sources its manifest hashes. Bundles no
  * manifest names are removed a minute after they are replaced.
+ *
  * A module's `import.meta.url`, `.filename` and `.dirname` name its own source file, as under tsx.
  */
 import { createHash } from "node:crypto";
