@@ -84,8 +84,8 @@ async function main(): Promise<void> {
       const to = new Date(Date.now() - 86_400_000);
       // The secondary indexes built once after the bulk load, from their own definitions.
       await withEventIndexesRebuilt(sql, async () => {
-        await loadSyntheticEvents(sql, { accountId: MAIN, events: size - loaded, to, from: new Date(to.getTime() - 365 * 86_400_000) });
-        await loadSyntheticEvents(sql, { accountId: NOISE, events: (size - loaded) / 10, to, from: new Date(to.getTime() - 365 * 86_400_000) });
+        await loadSyntheticEvents(sql, { accountId: MAIN, events: size - loaded, connections: 2, to, from: new Date(to.getTime() - 365 * 86_400_000) });
+        await loadSyntheticEvents(sql, { accountId: NOISE, events: (size - loaded) / 10, connections: 2, to, from: new Date(to.getTime() - 365 * 86_400_000) });
       });
       loaded = size;
       await sql`vacuum (analyze) events`;

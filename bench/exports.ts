@@ -97,7 +97,7 @@ async function main(): Promise<void> {
     const { token } = await benchAccounts(sql, main, newId("account"));
     let started = performance.now();
     await withEventIndexesRebuilt(sql, () =>
-      loadSyntheticEvents(sql, { accountId: main, events: EVENTS, onProgress: (done) => process.stderr.write(`\r  ${done.toLocaleString("en")} events`) }),
+      loadSyntheticEvents(sql, { accountId: main, events: EVENTS, connections: 2, onProgress: (done) => process.stderr.write(`\r  ${done.toLocaleString("en")} events`) }),
     );
     process.stderr.write("\n");
     log(`loaded ${EVENTS.toLocaleString("en")} events (ANALYZEd) in ${elapsed(started)}`);

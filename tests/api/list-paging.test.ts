@@ -62,7 +62,10 @@ async function apiTotal(filters: Filters): Promise<number> {
 beforeAll(async () => {
   merchant = await newMerchant();
   sql = postgres(inject("databaseUrl"), { max: 2, onnotice: () => {} });
-  await loadSyntheticEvents(sql, { accountId: merchant.accountId, events: 3_000, from: FROM, to: TO });
+  // Six batches, two at once (the pool's two connections): each batch holds events of every one of
+  // the load's 300 entities and of the same days, so the two upsert the same event_sequences and
+  // event_counts rows at once; the totals below must still be exact (db/synthetic-events.ts).
+  await loadSyntheticEvents(sql, { accountId: merchant.accountId, events: 3_000, from: FROM, to: TO, batch: 500, connections: 2 });
 });
 
 afterAll(async () => {
@@ -70,6 +73,20 @@ afterAll(async () => {
 });
 
 describe("event totals", () => {
+  it("the load's two writers at once left every entity its last sequence and counted every event once", async () => {
+    const [row] = await sql<{ loaded: number; entities: number; wrong: number; counted: number }[]>`
+      with loaded as (select aggregate_id from events where account_id = ${merchant.accountId} and metadata @> '{"synthetic": true}')
+      select (select count(*)::int from loaded) as loaded,
+             (select count(*)::int from event_sequences where account_id = ${merchant.accountId} and aggregate_id in (select aggregate_id from loaded)) as entities,
+             (select count(*)::int from event_sequences s
+                join (select aggregate_id, max(sequence) as last from events where account_id = ${merchant.accountId} group by 1) e using (aggregate_id)
+               where s.account_id = ${merchant.accountId} and s.last_sequence <> e.last) as wrong,
+             (select coalesce(sum(count), 0)::int from event_counts
+               where account_id = ${merchant.accountId} and dimension = 'all' and day >= (${FROM}::timestamptz at time zone 'UTC')::date and day < (${TO}::timestamptz at time zone 'UTC')::date) as counted`;
+    // The load's days (FROM to TO) hold only its events: each counted once.
+    expect(row).toEqual({ loaded: 3_000, entities: 300, wrong: 0, counted: 3_000 });
+  });
+
   it("stay exact for every filter after creates, updates, deletes, concurrent writers and a rollback", async () => {
     const client = merchant.client;
     const alice = (await client.post("/customers", { email: "alice@example.com" })).body;
