@@ -173,9 +173,10 @@ export async function loadSyntheticEvents(sql: postgres.Sql, options: LoadOption
 
   // Batches taken in order from one cursor by `connections` writers. Two batches at once upsert
   // the same event_sequences and event_counts keys (an entity's events span batches; a day falls
-  // in two): each statement locks its keys in key order (the ORDER BYs below: event_counts first,
-  // the main query, then event_sequences, the CTE it does not read), so they wait on each other,
-  // never deadlock.
+  // in two). Each statement locks its keys in key order (the ORDER BYs below), one table after the
+  // other as PostgreSQL runs it: event_counts in the main query, then event_sequences, a
+  // data-modifying CTE nothing reads, at the statement's end. So two wait on each other and never
+  // deadlock (tests/api/list-paging.test.ts loads so over shared keys).
   const lows = Array.from({ length: Math.ceil(n / batch) }, (_, index) => 1 + index * batch);
   let nextBatch = 0;
   let inserted = 0;
