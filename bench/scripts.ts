@@ -13,12 +13,11 @@
  * (docs/testing.md, "The command-line scripts").
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
+import { procStat } from "@/tests/helpers/proc-stat";
 import { benchDatabase, log, median, option } from "./http";
 
 const ROUNDS = Number(option("rounds", "6"));
-const CLOCK_TICKS_PER_SECOND = 100;
 
 const SCRIPTS = [
   { name: "seed -- --json", file: "scripts/seed.ts", args: ["--json"] },
@@ -33,12 +32,8 @@ const WAYS = {
 };
 type Way = keyof typeof WAYS;
 
-/** The CPU seconds of this process's waited-for children (and theirs), from /proc/self/stat. */
-function childrenCpuSeconds(): number {
-  const fields = readFileSync("/proc/self/stat", "utf8").replace(/^.*\) /, "").split(" ");
-  // After the command: state is field 3, so cutime (16) and cstime (17) are at 13 and 14.
-  return (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS_PER_SECOND;
-}
+/** The CPU seconds of this process's waited-for children (and theirs). */
+const childrenCpuSeconds = () => procStat("self").childrenCpuMs / 1000;
 
 function runOnce(way: Way, script: (typeof SCRIPTS)[number], env: NodeJS.ProcessEnv): { wallMs: number; cpuS: number } {
   const cpuBefore = childrenCpuSeconds();

@@ -177,8 +177,7 @@ export async function loadSyntheticEvents(sql: postgres.Sql, options: LoadOption
   // other as PostgreSQL runs it: event_counts in the main query, then event_sequences, a
   // data-modifying CTE nothing reads, at the statement's end. So two wait on each other and never
   // deadlock (tests/api/list-paging.test.ts loads so over shared keys).
-  const lows = Array.from({ length: Math.ceil(n / batch) }, (_, index) => 1 + index * batch);
-  let nextBatch = 0;
+  let nextLow = 1;
   let inserted = 0;
   const writeBatch = async (low: number) => {
     const high = Math.min(n, low + batch - 1);
@@ -239,7 +238,10 @@ export async function loadSyntheticEvents(sql: postgres.Sql, options: LoadOption
   };
   await Promise.all(
     Array.from({ length: Math.max(1, options.connections ?? 1) }, async () => {
-      while (nextBatch < lows.length) await writeBatch(lows[nextBatch++]!);
+      for (let low = nextLow; low <= n; low = nextLow) {
+        nextLow += batch;
+        await writeBatch(low);
+      }
     }),
   );
   if (options.analyze !== false) await sql`analyze events, event_sequences, event_counts`;
