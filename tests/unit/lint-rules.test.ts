@@ -133,71 +133,110 @@ const CASES: Case[] = [
   { rule: "no-restricted-imports", filePath: "packages/sdk/src/lint-probe.ts", code: 'import { config } from "@/lib/config";\nexport const c = config;\n' },
 ];
 
-// The first typed lint starts a TypeScript project service: seconds on a busy machine.
-describe("lint rules fire", { timeout: 120_000 }, () => {
-  let eslint: ESLint;
-  beforeAll(() => {
-    eslint = new ESLint({ cwd: PROJECT_ROOT });
-  });
+/** A file that must pass: the same shapes as the probes, with nothing a rule forbids. */
+type Clean = { name: string; filePath: string; code: string };
 
-  type Reported = { rule: string; message: string };
-
-  /**
-   * What is reported for `code` written at `filePath`, under a name of its own. A path of a file
-   * that exists (a layer known by its exact name) is linted as if `code` were its text, unwritten.
-   */
-  async function lint(filePath: string, code: string): Promise<Reported[]> {
-    const unique = `${process.pid}-${Math.random().toString(36).slice(2)}`;
-    const report = (results: ESLint.LintResult[]) =>
-      (results[0]?.messages ?? []).map((message) => ({ rule: message.ruleId ?? message.message, message: message.message }));
-    if (existsSync(path.join(PROJECT_ROOT, filePath))) return report(await eslint.lintText(code, { filePath: path.join(PROJECT_ROOT, filePath) }));
-    const file = path.join(
-      PROJECT_ROOT,
-      filePath.includes("{unique}") ? filePath.replace("{unique}", unique) : filePath.replace(/(\.tsx?)$/, `-${unique}$1`),
-    );
-    const madeFolder = filePath.includes("{unique}") ? path.dirname(file) : undefined;
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, code);
-    try {
-      return report(await eslint.lintFiles([file]));
-    } finally {
-      rmSync(madeFolder ?? file, { recursive: true, force: true });
-    }
-  }
-
-  it.each(CASES.map((probe) => ({ message: "", ...probe })))("$rule in $filePath $message", async ({ rule, filePath, code, message }) => {
-    const reported = await lint(filePath, code);
-    expect(reported.map((entry) => entry.rule)).toContain(rule);
-    if (message) expect(reported.filter((entry) => entry.rule === rule).map((entry) => entry.message).join("\n")).toContain(message);
-  });
-
-  it("passes a clean file of the same shapes", async () => {
-    const code = 'import { useState } from "react";\nexport function C() {\n  const [n] = useState(0);\n  return <span>{n}</span>;\n}\n';
-    expect(await lint("components/lint-probe.tsx", code)).toEqual([]);
-  });
-
-  it("lets lib/prices, the one function that prices a price, multiply a unit amount", async () => {
-    const code = "export const amount = (price: { unitAmountAtom: number }, q: number) => BigInt(price.unitAmountAtom) * BigInt(q);\n";
-    expect(await lint("lib/prices/lint-probe.ts", code)).toEqual([]);
-  });
-
-  it("passes the layers' allowed imports", async () => {
-    // A domain service may use events, the database, declarations and the shared kernel.
-    const domain = [
+const CLEAN: Clean[] = [
+  {
+    name: "passes a clean file of the same shapes",
+    filePath: "components/lint-probe.tsx",
+    code: 'import { useState } from "react";\nexport function C() {\n  const [n] = useState(0);\n  return <span>{n}</span>;\n}\n',
+  },
+  {
+    name: "lets lib/prices, the one function that prices a price, multiply a unit amount",
+    filePath: "lib/prices/lint-probe.ts",
+    code: "export const amount = (price: { unitAmountAtom: number }, q: number) => BigInt(price.unitAmountAtom) * BigInt(q);\n",
+  },
+  // The layers' allowed imports. A domain service may use events, the database, declarations and the shared kernel.
+  {
+    name: "passes the layers' allowed imports: a domain service's",
+    filePath: "lib/customers/lint-probe.ts",
+    code: [
       'import { emitEvent } from "@/lib/events/emit";',
       'import { getDb } from "@/db/client";',
       'import { Customer } from "@/lib/customers/schema";',
       'import { realNow } from "@/lib/time";',
       "export const uses = [emitEvent, getDb, Customer, realNow];",
       "",
-    ].join("\n");
-    expect(await lint("lib/customers/lint-probe.ts", domain)).toEqual([]);
-    const db = 'import { EVENT_TYPES } from "@/lib/events/catalogue";\nimport { one } from "@/lib/rows";\nexport const uses = [EVENT_TYPES, one];\n';
-    expect(await lint("db/lint-probe.ts", db)).toEqual([]);
-    // A flow combines domain objects; the composition root may import every layer below the pages.
-    const flow = 'import { createCustomer } from "@/lib/customers/service";\nimport { createInvoice } from "@/lib/invoices/service";\nexport const uses = [createCustomer, createInvoice];\n';
-    expect(await lint("lib/flows/lint-probe.ts", flow)).toEqual([]);
-    const root = 'import { completeCheckoutSession } from "@/lib/checkout/complete";\nimport { registerTimeTransitions } from "@/lib/clock/registry";\nexport const uses = [completeCheckoutSession, registerTimeTransitions];\n';
-    expect(await lint("lib/server/lint-probe.ts", root)).toEqual([]);
+    ].join("\n"),
+  },
+  {
+    name: "passes the layers' allowed imports: the database layer's",
+    filePath: "db/lint-probe.ts",
+    code: 'import { EVENT_TYPES } from "@/lib/events/catalogue";\nimport { one } from "@/lib/rows";\nexport const uses = [EVENT_TYPES, one];\n',
+  },
+  // A flow combines domain objects; the composition root may import every layer below the pages.
+  {
+    name: "passes the layers' allowed imports: a flow's",
+    filePath: "lib/flows/lint-probe.ts",
+    code: 'import { createCustomer } from "@/lib/customers/service";\nimport { createInvoice } from "@/lib/invoices/service";\nexport const uses = [createCustomer, createInvoice];\n',
+  },
+  {
+    name: "passes the layers' allowed imports: the composition root's",
+    filePath: "lib/server/lint-probe.ts",
+    code: 'import { completeCheckoutSession } from "@/lib/checkout/complete";\nimport { registerTimeTransitions } from "@/lib/clock/registry";\nexport const uses = [completeCheckoutSession, registerTimeTransitions];\n',
+  },
+];
+
+type Reported = { rule: string; message: string };
+
+/**
+ * What is reported for each probe's `code` written at its `filePath`, under a name of its own. A
+ * path of a file that exists (a layer known by its exact name) is linted as if `code` were its
+ * text, unwritten. The written probes are linted in one call: the typed rules' TypeScript program
+ * is built once for all of them, where a probe at a time rebuilt it for each (about 20 s of a
+ * core for the file alone, docs/testing.md "The lint probes").
+ */
+async function lintEach(eslint: ESLint, probes: { filePath: string; code: string }[]): Promise<Reported[][]> {
+  const report = (result: ESLint.LintResult | undefined) =>
+    (result?.messages ?? []).map((message) => ({ rule: message.ruleId ?? message.message, message: message.message }));
+  const written = probes.map((probe, index) => {
+    if (existsSync(path.join(PROJECT_ROOT, probe.filePath))) return undefined;
+    const unique = `${process.pid}-${index}-${Math.random().toString(36).slice(2)}`;
+    const file = path.join(
+      PROJECT_ROOT,
+      probe.filePath.includes("{unique}") ? probe.filePath.replace("{unique}", unique) : probe.filePath.replace(/(\.tsx?)$/, `-${unique}$1`),
+    );
+    return { file, removes: probe.filePath.includes("{unique}") ? path.dirname(file) : file };
+  });
+  try {
+    for (const [index, probe] of probes.entries()) {
+      const target = written[index];
+      if (!target) continue;
+      mkdirSync(path.dirname(target.file), { recursive: true });
+      writeFileSync(target.file, probe.code);
+    }
+    const files = written.flatMap((target) => (target ? [target.file] : []));
+    const results = new Map((await eslint.lintFiles(files)).map((result) => [result.filePath, result]));
+    const reports: Reported[][] = [];
+    for (const [index, probe] of probes.entries()) {
+      const target = written[index];
+      const filePath = path.join(PROJECT_ROOT, probe.filePath);
+      reports.push(report(target ? results.get(target.file) : (await eslint.lintText(probe.code, { filePath }))[0]));
+    }
+    return reports;
+  } finally {
+    for (const target of written) if (target) rmSync(target.removes, { recursive: true, force: true });
+  }
+}
+
+// The typed lint starts a TypeScript project service: seconds on a busy machine.
+describe("lint rules fire", { timeout: 120_000 }, () => {
+  let fired: Reported[][];
+  let passed: Reported[][];
+  beforeAll(async () => {
+    const reports = await lintEach(new ESLint({ cwd: PROJECT_ROOT }), [...CASES, ...CLEAN]);
+    fired = reports.slice(0, CASES.length);
+    passed = reports.slice(CASES.length);
+  });
+
+  it.each(CASES.map((probe, index) => ({ message: "", ...probe, index })))("$rule in $filePath $message", ({ rule, message, index }) => {
+    const reported = fired[index]!;
+    expect(reported.map((entry) => entry.rule)).toContain(rule);
+    if (message) expect(reported.filter((entry) => entry.rule === rule).map((entry) => entry.message).join("\n")).toContain(message);
+  });
+
+  it.each(CLEAN.map((probe, index) => ({ ...probe, index })))("$name", ({ index }) => {
+    expect(passed[index]).toEqual([]);
   });
 });
