@@ -69,14 +69,21 @@ describe("test events by type", () => {
     const { body: product } = await merchant.client.post("/products", { name: "Real" });
     await merchant.client.post("/prices", { product: product.id, currency: "usd", unit_amount_atom: 100, type: "one_time" });
     await merchant.client.post("/coupons", { percent_off: 5, duration: "forever" });
-    const real = (await receiver.waitFor(4)).slice(0, 4);
+    // Read by type, not by a count of requests: delivery is at least once, and on a busy machine a
+    // delivery whose answer the sender did not read in time comes again (a run beside another
+    // counted such a repeat as the last sample, 2026-12-05), as may a real event of the account's own.
+    const realTypes = ["customer.created", "product.created", "price.created", "coupon.created"];
+    const firstOfEach = (requests: ReceivedRequest[], types: readonly string[], test: boolean) =>
+      types.flatMap((type) => requests.find((r) => r.body.type === type && (r.body.test === true) === test) ?? []);
+    const real = firstOfEach(await receiver.waitFor((requests) => firstOfEach(requests, realTypes, false).length === realTypes.length), realTypes, false);
     for (const type of EVENT_TYPES) {
       const sent = await merchant.client.post(`${path}/test`, { type });
       expect(sent.status, `${type}: ${sent.text}`).toBe(201);
     }
-    const all = await receiver.waitFor(4 + EVENT_TYPES.length, 60_000);
+    const sampleTypes = (requests: ReceivedRequest[]) => new Set(requests.filter((r) => r.body.test === true).map((r) => r.body.type));
+    const all = await receiver.waitFor((requests) => sampleTypes(requests).size >= EVENT_TYPES.length, 60_000);
     const samples = all.filter((r) => r.body.test === true);
-    expect(new Set(samples.map((r) => r.body.type))).toEqual(new Set(EVENT_TYPES));
+    expect(sampleTypes(all)).toEqual(new Set(EVENT_TYPES));
     for (const realRequest of real) {
       const sample = samples.find((r) => r.body.type === realRequest.body.type)!;
       expect(Object.keys(sample.body.data.object).sort(), realRequest.body.type).toEqual(
