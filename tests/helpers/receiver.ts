@@ -135,6 +135,15 @@ export class Receiver {
     return this.requests;
   }
 
+  /**
+   * The first request `match` accepts, once one has arrived. Delivery is at least once (a repeat
+   * of an answer read too late on a loaded machine), so a test finds a request by what it carries,
+   * not by its place among the requests (docs/testing.md, "A receiver is read by what it must have got").
+   */
+  async first(match: (request: ReceivedRequest) => boolean, timeoutMs = 20_000): Promise<ReceivedRequest> {
+    return (await this.waitFor((requests) => requests.some(match), timeoutMs)).find(match)!;
+  }
+
   /** The most requests that were open at once (received, not yet answered) among `requests`. */
   static maxOpenAtOnce(requests: ReceivedRequest[]): number {
     return Math.max(
