@@ -190,29 +190,26 @@ type Reported = { rule: string; message: string };
 async function lintEach(eslint: ESLint, probes: { filePath: string; code: string }[]): Promise<Reported[][]> {
   const report = (result: ESLint.LintResult | undefined) =>
     (result?.messages ?? []).map((message) => ({ rule: message.ruleId ?? message.message, message: message.message }));
-  const written = probes.map((probe, index) => {
-    if (existsSync(path.join(PROJECT_ROOT, probe.filePath))) return undefined;
-    const unique = `${process.pid}-${index}-${Math.random().toString(36).slice(2)}`;
-    const file = path.join(
-      PROJECT_ROOT,
-      probe.filePath.includes("{unique}") ? probe.filePath.replace("{unique}", unique) : probe.filePath.replace(/(\.tsx?)$/, `-${unique}$1`),
-    );
-    return { file, removes: probe.filePath.includes("{unique}") ? path.dirname(file) : file };
-  });
+  // Per probe, the file written for it (and what to remove after), or none for a path that exists.
+  const written: ({ file: string; removes: string } | undefined)[] = [];
   try {
     for (const [index, probe] of probes.entries()) {
-      const target = written[index];
-      if (!target) continue;
-      mkdirSync(path.dirname(target.file), { recursive: true });
-      writeFileSync(target.file, probe.code);
+      if (existsSync(path.join(PROJECT_ROOT, probe.filePath))) {
+        written.push(undefined);
+        continue;
+      }
+      const unique = `${process.pid}-${index}-${Math.random().toString(36).slice(2)}`;
+      const inFolder = probe.filePath.includes("{unique}");
+      const file = path.join(PROJECT_ROOT, inFolder ? probe.filePath.replace("{unique}", unique) : probe.filePath.replace(/(\.tsx?)$/, `-${unique}$1`));
+      written.push({ file, removes: inFolder ? path.dirname(file) : file });
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, probe.code);
     }
-    const files = written.flatMap((target) => (target ? [target.file] : []));
-    const results = new Map((await eslint.lintFiles(files)).map((result) => [result.filePath, result]));
+    const results = new Map((await eslint.lintFiles(written.flatMap((target) => (target ? [target.file] : [])))).map((result) => [result.filePath, result]));
     const reports: Reported[][] = [];
     for (const [index, probe] of probes.entries()) {
       const target = written[index];
-      const filePath = path.join(PROJECT_ROOT, probe.filePath);
-      reports.push(report(target ? results.get(target.file) : (await eslint.lintText(probe.code, { filePath }))[0]));
+      reports.push(report(target ? results.get(target.file) : (await eslint.lintText(probe.code, { filePath: path.join(PROJECT_ROOT, probe.filePath) }))[0]));
     }
     return reports;
   } finally {
