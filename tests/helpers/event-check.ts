@@ -24,8 +24,7 @@ import { SYNTHETIC_METADATA } from "./synthetic";
  * event of every database a run created, as its webhook body (against `<Type>WebhookEvent`) and
  * as the API's Event (against `<Type>Event`), validated with Ajv (JSON Schema 2020-12, the
  * dialect of OpenAPI 3.1). A database is checked just before it is dropped (createFreshDatabase,
- * pgliteEventCheck), or beside the run (the api project's: tests/helpers/event-check-alongside.ts),
- * and its result written to the run's ledger; the suite's global teardown reads
+ * pgliteEventCheck) and its result written to the run's ledger; the suite's global teardown reads
  * the ledger (finishEventCheck) and fails the run on any invalid event, or when it validated none.
  */
 
