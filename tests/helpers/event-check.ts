@@ -4,7 +4,6 @@ import path from "node:path";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { and, asc, count, gt, not, sql } from "drizzle-orm";
-import type { AnyPgTable } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
@@ -33,7 +32,7 @@ const BATCH = 2_000;
 const MAX_LISTED = 40;
 
 export type EventFailure = { type: string; eventId: string; database: string; as: "webhook" | "event"; errors: string };
-export type LedgerEntry = { database: string; validated: number; synthetic: number; failures: EventFailure[]; pdfs?: PdfCheckCoverage };
+type LedgerEntry = { database: string; validated: number; synthetic: number; failures: EventFailure[]; pdfs?: PdfCheckCoverage };
 
 /** Rows a test or benchmark wrote by hand (db/synthetic-events.ts), not events the service emitted. */
 
@@ -95,40 +94,20 @@ export function validateEvents(rows: { row: EventRow; livemode: boolean }[], dat
  */
 const syntheticEventRow = sql`${schema.events.metadata} @> ${SYNTHETIC_METADATA}::jsonb`;
 
-/**
- * Which rows a pass of the check reads: those whose current version a transaction with an id in
- * [from, to) wrote (the row's `xmin`, PostgreSQL's 32-bit transaction id), `to` null for every
- * later one. A row written again (an invoice paid, credited) has a new `xmin` and is read again.
- */
-export type RowWindow = { from: number; to: number | null };
-
-const inWindow = (table: AnyPgTable, window: RowWindow | undefined) =>
-  window === undefined ? undefined : sql`(${table}.xmin::text::bigint >= ${window.from}${window.to === null ? sql`` : sql` and ${table}.xmin::text::bigint < ${window.to}`})`;
-
-/** What one pass over a database found: its ledger entry, and the invoices whose PDFs it checked. */
-export type DatabaseCheck = LedgerEntry & { pdfDocuments: { id: string; accountId: string }[] };
-
-/**
- * Every event of a database (or of a window of it), in batches, checked, and its finalized
- * invoices' PDFs. `pdfsChecked`: the PDFs of each account checked by earlier passes, which count
- * against the cap of an account (tests/helpers/pdf-check.ts).
- */
-export async function checkDatabaseRows(
-  db: Database,
-  database: string,
-  options: EventCheckOptions & { window?: RowWindow; pdfsChecked?: Record<string, number> } = {},
-): Promise<DatabaseCheck> {
+/** Every event of a database, in batches, checked; the result goes to the run's ledger. */
+async function checkDatabase(db: Database, database: string, options: EventCheckOptions = {}): Promise<void> {
+  const ledger = process.env[LEDGER_ENV];
+  if (!ledger) return;
   const livemodeOf = new Map((await db.select({ id: schema.accounts.id, livemode: schema.accounts.livemode }).from(schema.accounts)).map((a) => [a.id, a.livemode]));
   let validated = 0;
-  const windowed = inWindow(schema.events, options.window);
-  const [counted] = await db.select({ synthetic: count() }).from(schema.events).where(and(syntheticEventRow, windowed));
+  const [counted] = await db.select({ synthetic: count() }).from(schema.events).where(syntheticEventRow);
   const synthetic = counted?.synthetic ?? 0;
   const failures: EventFailure[] = [];
   for (let after = ""; ; ) {
     const rows = await db
       .select()
       .from(schema.events)
-      .where(and(gt(schema.events.id, after), not(syntheticEventRow), windowed))
+      .where(and(gt(schema.events.id, after), not(syntheticEventRow)))
       .orderBy(asc(schema.events.id))
       .limit(BATCH);
     if (rows.length === 0) break;
@@ -137,41 +116,24 @@ export async function checkDatabaseRows(
     after = rows.at(-1)!.id;
   }
   // Every finalized invoice's PDF too (the invoices issue): reported with the events.
-  const { failures: pdfFailures, documents: pdfDocuments, ...pdfs } = await checkInvoicePdfs(db, database, {
-    sample: options.pdfSample,
-    where: inWindow(schema.invoices, options.window),
-    checkedBefore: options.pdfsChecked,
-  });
+  const { failures: pdfFailures, ...pdfs } = await checkInvoicePdfs(db, database, { sample: options.pdfSample });
   failures.push(...pdfFailures.map((failure) => ({ ...failure, type: "invoice PDF", as: "event" as const })));
-  return { database, validated, synthetic, failures, pdfs, pdfDocuments };
-}
-
-/** A database's result, written to the run's ledger (read by finishEventCheck). */
-export function writeLedgerEntry(entry: LedgerEntry): void {
-  const ledger = process.env[LEDGER_ENV];
-  if (!ledger) throw new Error("The event check's ledger is not open (startEventCheck).");
   mkdirSync(ledger, { recursive: true });
-  writeFileSync(path.join(ledger, `${entry.database.replace(/[^\w.-]/g, "_")}-${process.pid}-${Date.now()}.json`), JSON.stringify(entry satisfies LedgerEntry));
-}
-
-/** Every event of a database checked, and its invoices' PDFs; the result goes to the run's ledger. */
-async function checkDatabase(db: Database, database: string, options: EventCheckOptions = {}): Promise<void> {
-  if (!process.env[LEDGER_ENV]) return;
-  const { pdfDocuments: _documents, ...entry } = await checkDatabaseRows(db, database, options);
-  writeLedgerEntry(entry);
+  writeFileSync(
+    path.join(ledger, `${database.replace(/[^\w.-]/g, "_")}-${process.pid}-${Date.now()}.json`),
+    JSON.stringify({ database, validated, synthetic, failures, pdfs } satisfies LedgerEntry),
+  );
 }
 
 /**
  * `pdfSample`: check the invoice PDFs of the database's every shape and feature and this many more
- * by the ids' hash, instead of all of them (tests/helpers/pdf-check.ts). `checkedAlongTheRun`: a
- * checker of its own reads the database while the tests run (tests/helpers/event-check-alongside.ts),
- * so dropping it checks nothing more.
+ * by the ids' hash, instead of all of them (tests/helpers/pdf-check.ts).
  */
-export type EventCheckOptions = { pdfSample?: number; checkedAlongTheRun?: boolean };
+export type EventCheckOptions = { pdfSample?: number };
 
 /** A PostgreSQL database about to be dropped (tests/helpers/database.ts). Skips one never migrated. */
 export async function checkPostgresEvents(url: string, options: EventCheckOptions = {}): Promise<void> {
-  if (!process.env[LEDGER_ENV] || options.checkedAlongTheRun) return;
+  if (!process.env[LEDGER_ENV]) return;
   const client = postgres(url, { max: 1, onnotice: () => {} });
   try {
     const [table] = await client`select to_regclass('public.events') is not null as present`;

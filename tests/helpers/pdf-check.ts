@@ -1,5 +1,5 @@
 import { availableParallelism } from "node:os";
-import { asc, inArray, sql, type SQL } from "drizzle-orm";
+import { asc, inArray, sql } from "drizzle-orm";
 import type { Database } from "@/db/client";
 import * as schema from "@/db/schema";
 import { renderInvoicePdf, sha256Hex } from "@/lib/invoices/pdf/render";
@@ -61,34 +61,25 @@ const AT_ONCE = Math.max(2, availableParallelism());
 /** What one database's check covered: its summary line (tests/helpers/event-check.ts) names it. */
 export type PdfCheckCoverage = { checked: number; finalized: number; shapes: number; features: number; sample: number | null; ms: number };
 
-/**
- * `where`: only the invoices it holds (a pass of a check that reads the database while the tests
- * run: tests/helpers/event-check-alongside.ts), `checkedBefore` how many documents of each
- * account earlier passes checked, which count against PDFS_PER_ACCOUNT. The coverage it reports (how
- * many finalized, how many shapes and optional blocks) is always the whole database's.
- */
 export async function checkInvoicePdfs(
   db: Database,
   database: string,
-  { sample, where, checkedBefore = {} }: { sample?: number; where?: SQL; checkedBefore?: Record<string, number> } = {},
-): Promise<PdfCheckCoverage & { failures: { eventId: string; errors: string; database: string }[]; documents: { id: string; accountId: string }[] }> {
+  { sample }: { sample?: number } = {},
+): Promise<PdfCheckCoverage & { failures: { eventId: string; errors: string; database: string }[] }> {
   const started = Date.now();
   const failures: { eventId: string; errors: string; database: string }[] = [];
   let checked = 0;
-  const finalizedDocuments = (condition: SQL | undefined) => sql`(select id, account_id, md5(id) as draw, ${SHAPE} as shape, ${FEATURES} as features,
+  const documents = sql`(select id, md5(id) as draw, ${SHAPE} as shape, ${FEATURES} as features,
       row_number() over (partition by account_id order by md5(id)) as rank, row_number() over (order by md5(id)) as overall
-    from ${schema.invoices} where document is not null${condition === undefined ? sql`` : sql` and ${condition}`})`;
-  const all = finalizedDocuments(undefined);
+    from ${schema.invoices} where document is not null)`;
   const [coverage] = rowsOf<{ finalized: number; shapes: number; features: number }>(
     await db.execute(sql`select count(*)::int as finalized, count(distinct shape)::int as shapes,
-      (select count(distinct feature)::int from ${all} d, unnest(d.features) feature) as features from ${all} d`),
+      (select count(distinct feature)::int from ${documents} d, unnest(d.features) feature) as features from ${documents} d`),
   );
-  const documents = finalizedDocuments(where);
-  const allowance = sql`${PDFS_PER_ACCOUNT} - coalesce((${JSON.stringify(checkedBefore)}::jsonb ->> account_id)::int, 0)`;
-  const chosen = sql`(select distinct on (shape) id, account_id from ${documents} d order by shape, draw)
-    union (select distinct on (feature) id, account_id from ${documents} d, unnest(d.features) feature order by feature, draw)
-    union (select id, account_id from ${documents} d where ${sample === undefined ? sql`rank <= ${allowance}` : sql`overall <= ${sample}`})`;
-  const sampled = rowsOf<{ id: string; account_id: string }>(await db.execute(sql`select id, account_id from (${chosen}) chosen order by id`));
+  const chosen = sql`(select distinct on (shape) id from ${documents} d order by shape, draw)
+    union (select distinct on (feature) id from ${documents} d, unnest(d.features) feature order by feature, draw)
+    union (select id from ${documents} d where ${sample === undefined ? sql`rank <= ${PDFS_PER_ACCOUNT}` : sql`overall <= ${sample}`})`;
+  const sampled = rowsOf<{ id: string }>(await db.execute(sql`select id from (${chosen}) chosen order by id`));
   const ids = sampled.map((row) => row.id);
   for (let start = 0; start < ids.length; start += 200) {
     const rows = await db
@@ -141,5 +132,5 @@ export async function checkInvoicePdfs(
       checked += 1;
     });
   }
-  return { checked, finalized: coverage?.finalized ?? 0, shapes: coverage?.shapes ?? 0, features: coverage?.features ?? 0, sample: sample ?? null, ms: Date.now() - started, failures, documents: sampled.map((row) => ({ id: row.id, accountId: row.account_id })) };
+  return { checked, finalized: coverage?.finalized ?? 0, shapes: coverage?.shapes ?? 0, features: coverage?.features ?? 0, sample: sample ?? null, ms: Date.now() - started, failures };
 }

@@ -3,7 +3,6 @@ import type { TestProject } from "vitest/node";
 import { prepareContractValidators } from "../helpers/api-contract";
 import { createMigratedDatabase } from "../helpers/database";
 import { finishEventCheck, startEventCheck } from "../helpers/event-check";
-import { startEventCheckAlongside } from "../helpers/event-check-alongside";
 import { startApp } from "../helpers/server";
 import { startStripeStandIn } from "../helpers/stripe-stand-in";
 import { installTestCertificate } from "../helpers/tls";
@@ -69,9 +68,7 @@ export default async function setup(project: TestProject) {
   });
   // The test client's response validators, compiled here once rather than by the first file of each worker at once.
   prepareContractValidators();
-  // Its events and invoice PDFs checked beside the tests, in the time they leave the cores idle.
-  const database = await createMigratedDatabase("api", { checkedAlongTheRun: true });
-  const check = startEventCheckAlongside(database.url);
+  const database = await createMigratedDatabase("api");
   // The app's Stripe: a stand-in on loopback, driven by the tests over its control endpoints.
   const stripe = await startStripeStandIn();
   const app = await startApp({ DATABASE_URL: database.url, ...CLOCK_TEST_ENV, STRIPE_API_BASE: stripe.url });
@@ -82,7 +79,6 @@ export default async function setup(project: TestProject) {
     await app.stop();
     await stripe.close();
     if (process.env.DEBUG_APP_OUTPUT) console.log(app.output());
-    await check.finish();
     await database.drop();
     // Every event the project's databases hold, checked against the document (the ledger of their drops).
     finishEventCheck("api tests");
