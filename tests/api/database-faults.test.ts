@@ -106,7 +106,9 @@ describe("a database that stops accepting connections", () => {
     await admin.unsafe(`alter database "${database.name}" allow_connections true`);
     // The same process serves again once the database accepts connections (no restart).
     await eventually(() => client.get("/customers"), (response) => response.status === 200, HUNG_AFTER_MS);
-    expect((await client.post("/customers", { email: "back@example.com" }, { headers: { "Idempotency-Key": "refused" } })).status).toBe(201);
+    const back = await client.post("/customers", { email: "back@example.com" }, { headers: { "Idempotency-Key": "refused" } });
+    // Should it fail, the app's log names the error behind the answer (its "answered 503" line).
+    expect(back.status, `${JSON.stringify(back.body)}\n${app.output().slice(-8_000)}`).toBe(201);
     expect(app.output()).not.toMatch(/uncaught|unhandledRejection|TypeError|unhandled error/i);
   });
 });
